@@ -1,0 +1,60 @@
+"""Typed errors shared by every layer.
+
+Each error carries what a person needs to act: what was wrong and what is
+allowed. `UsageError` subclasses are mistakes in what the user asked for (the
+CLI exits with code 2 for them); the others are faults of the bench or chip.
+"""
+
+from __future__ import annotations
+
+
+class NandlabError(Exception):
+    """Base of every nandlab error."""
+
+
+class UsageError(NandlabError):
+    """The request itself is wrong (bad URL, profile, address, value)."""
+
+
+class ProfileError(UsageError):
+    """A chip profile is unknown or does not validate."""
+
+
+class BenchURLError(UsageError):
+    """A bench URL is malformed or names an unknown transport."""
+
+
+class AddressError(UsageError):
+    """A block / page / plane / column is outside the die's geometry."""
+
+
+class RangeError(UsageError):
+    """A value (read offset, timing mode, feature) is outside its allowed range."""
+
+
+class RefusedOperation(UsageError):
+    """A risky operation was refused because it was not explicitly asked for."""
+
+
+class UnsupportedCapability(NandlabError):
+    """The chip profile or the transport lacks an operation that was requested."""
+
+
+class OpProgramError(NandlabError):
+    """An op program or result stream is malformed."""
+
+
+class NandTimeout(NandlabError):
+    """R/B# did not return high within the timeout."""
+
+
+class ParameterPageCRCError(NandlabError):
+    """Every copy of the ONFI parameter page failed its CRC and no majority could be formed."""
+
+
+class ChipStatusFail(NandlabError):
+    """The chip reported FAIL in its status after an operation."""
+
+
+class TransportError(NandlabError):
+    """The bench could not carry out a program (link lost, device gone)."""

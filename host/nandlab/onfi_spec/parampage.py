@@ -1,0 +1,133 @@
+"""The ONFI parameter page: layout, CRC, build (for the virtual die) and parse (for the chip layer).
+
+One table of fields serves both directions so the die and the host agree by
+construction. Offsets and widths follow ONFI 4.0 section 5.7.1; multi-byte
+integers are little-endian; strings are ASCII padded with spaces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nandlab.onfi_spec.opcodes import ONFI_SIGNATURE, PARAMETER_PAGE_BYTES
+
+CRC_POLY = 0x8005
+CRC_INIT = 0x4F4E
+CRC_SPAN = 254  # CRC covers bytes 0..253, stored little-endian at 254..255
+
+ONFI_REVISION_BITS = {"4.0": 1 << 9, "4.1": 1 << 10, "4.2": 1 << 11, "5.0": 1 << 12}
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    offset: int
+    size: int
+    kind: str = "int"  # "int" (little-endian unsigned), "str" (ASCII), "bytes"
+    doc: str = ""
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("signature", 0, 4, "bytes", "'ONFI'"),
+    Field("revision", 4, 2, "int", "ONFI revisions supported (bit 9 = 4.0)"),
+    Field("features", 6, 2, "int", "features supported"),
+    Field("optional_commands", 8, 2, "int", "optional commands supported"),
+    Field("manufacturer", 32, 12, "str", "device manufacturer"),
+    Field("model", 44, 20, "str", "device model"),
+    Field("jedec_id", 64, 1, "int", "JEDEC manufacturer ID"),
+    Field("date_code", 65, 2, "int", "date code"),
+    Field("page_bytes", 80, 4, "int", "data bytes per page"),
+    Field("spare_bytes", 84, 2, "int", "spare bytes per page"),
+    Field("pages_per_block", 92, 4, "int", "pages per block"),
+    Field("blocks_per_lun", 96, 4, "int", "blocks per LUN"),
+    Field("luns", 100, 1, "int", "LUNs per chip enable"),
+    Field("address_cycles", 101, 1, "int", "bits 3:0 row cycles, 7:4 column cycles"),
+    Field("bits_per_cell", 102, 1, "int", "bits per cell"),
+    Field("max_bad_blocks", 103, 2, "int", "bad blocks maximum per LUN"),
+    Field("endurance_value", 105, 1, "int", "block endurance = value x 10^multiplier"),
+    Field("endurance_multiplier", 106, 1, "int", ""),
+    Field("programs_per_page", 110, 1, "int", "partial programs per page"),
+    Field("ecc_bits", 112, 1, "int", "bits of ECC correctability"),
+    Field("plane_address_bits", 113, 1, "int", "multi-plane addressing: plane address bits"),
+    Field("multiplane_attributes", 114, 1, "int", "multi-plane operation attributes"),
+    Field("sdr_timing_modes", 129, 2, "int", "SDR timing modes supported (bit per mode)"),
+    Field("t_prog_us", 133, 2, "int", "tPROG maximum page program time (us)"),
+    Field("t_bers_us", 135, 2, "int", "tBERS maximum block erase time (us)"),
+    Field("t_r_us", 137, 2, "int", "tR maximum page read time (us)"),
+    Field("t_ccs_ns", 139, 2, "int", "tCCS minimum change column setup time (ns)"),
+    Field("vendor_revision", 164, 2, "int", "vendor specific revision"),
+    Field("crc", 254, 2, "int", "integrity CRC over bytes 0..253"),
+)
+_BY_NAME = {f.name: f for f in FIELDS}
+
+
+def crc16(data: bytes | bytearray | memoryview) -> int:
+    """ONFI CRC-16 (polynomial 0x8005, initial 0x4F4E, MSB first, no reflection)."""
+    crc = CRC_INIT
+    for byte in bytes(data):
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ CRC_POLY) if crc & 0x8000 else (crc << 1)
+            crc &= 0xFFFF
+    return crc
+
+
+def build(values: dict[str, Any]) -> bytes:
+    """Assemble one 256-byte parameter page from field values; the CRC is computed here."""
+    page = bytearray(PARAMETER_PAGE_BYTES)
+    page[0:4] = ONFI_SIGNATURE
+    for name, value in values.items():
+        field = _BY_NAME[name]
+        if name in ("signature", "crc"):
+            raise ValueError(f"parameter page field '{name}' is set by build() itself")
+        if field.kind == "int":
+            page[field.offset : field.offset + field.size] = int(value).to_bytes(field.size, "little")
+        elif field.kind == "str":
+            text = str(value).encode("ascii")
+            if len(text) > field.size:
+                raise ValueError(f"parameter page field '{name}' holds at most {field.size} chars")
+            page[field.offset : field.offset + field.size] = text.ljust(field.size, b" ")
+        else:
+            page[field.offset : field.offset + field.size] = bytes(value)
+    page[254:256] = crc16(page[:CRC_SPAN]).to_bytes(2, "little")
+    return bytes(page)
+
+
+def crc_ok(page: bytes) -> bool:
+    return len(page) >= PARAMETER_PAGE_BYTES and crc16(page[:CRC_SPAN]) == int.from_bytes(
+        page[254:256], "little"
+    )
+
+
+def majority(copies: Sequence[bytes]) -> bytes:
+    """Bitwise majority of an odd number (>= 3) of parameter page copies (Linux does the same)."""
+    if len(copies) < 3:
+        raise ValueError("a bitwise majority needs at least 3 copies")
+    out = bytearray(PARAMETER_PAGE_BYTES)
+    need = len(copies) // 2 + 1
+    for i in range(PARAMETER_PAGE_BYTES):
+        byte = 0
+        for bit in range(8):
+            votes = sum((c[i] >> bit) & 1 for c in copies)
+            if votes >= need:
+                byte |= 1 << bit
+        out[i] = byte
+    return bytes(out)
+
+
+def parse(page: bytes) -> dict[str, Any]:
+    """Decode the fields of one parameter page (CRC not checked here; see `crc_ok`)."""
+    if len(page) < PARAMETER_PAGE_BYTES:
+        raise ValueError(f"a parameter page is {PARAMETER_PAGE_BYTES} bytes, got {len(page)}")
+    out: dict[str, Any] = {}
+    for f in FIELDS:
+        raw = page[f.offset : f.offset + f.size]
+        if f.kind == "int":
+            out[f.name] = int.from_bytes(raw, "little")
+        elif f.kind == "str":
+            out[f.name] = raw.decode("ascii", errors="replace").rstrip(" ")
+        else:
+            out[f.name] = bytes(raw)
+    return out

@@ -1,0 +1,68 @@
+"""Load chip profiles by built-in name or from a YAML path.
+
+Every validation error names the file, the field and what is allowed.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from nandlab.errors import ProfileError
+from nandlab.profiles.model import Profile
+
+_BUILTIN_PACKAGE = "nandlab.profiles.builtin"
+
+
+def builtin_names() -> list[str]:
+    """Names of the built-in (virtual) profiles, sorted."""
+    folder = resources.files(_BUILTIN_PACKAGE)
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+
+
+def _format_validation(source: str, err: ValidationError) -> str:
+    lines = [f"{source}: invalid chip profile"]
+    for e in err.errors():
+        field = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        lines.append(f"  field '{field}': {e['msg']}")
+    return "\n".join(lines)
+
+
+def parse_profile(text: str, source: str) -> Profile:
+    """Validate profile YAML text; `source` names it in errors."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ProfileError(f"{source}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ProfileError(f"{source}: a profile is a YAML mapping of fields")
+    try:
+        return Profile.model_validate(data)
+    except ValidationError as exc:
+        raise ProfileError(_format_validation(source, exc)) from None
+
+
+@lru_cache(maxsize=32)
+def _load_builtin(name: str) -> Profile:
+    text = resources.files(_BUILTIN_PACKAGE).joinpath(f"{name}.yaml").read_text()
+    return parse_profile(text, f"built-in profile {name}")
+
+
+def load_profile(name_or_path: str | Path) -> Profile:
+    """Return a built-in profile by name, or a user profile from a YAML file path."""
+    key = str(name_or_path)
+    if key in builtin_names():
+        return _load_builtin(key)
+    path = Path(key)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        if not path.is_file():
+            raise ProfileError(f"profile file {path} does not exist")
+        return parse_profile(path.read_text(), str(path))
+    raise ProfileError(
+        f"unknown chip profile '{key}': use one of {', '.join(builtin_names())} "
+        "or a path to a profile YAML file"
+    )

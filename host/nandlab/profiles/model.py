@@ -1,0 +1,248 @@
+"""Chip profile schema (contract 3).
+
+A profile describes one NAND part: identity, geometry, Gray code, timing,
+latencies, read-reference offsets (feature addresses, DAC range and step),
+vendor / test-mode operations, and, for virtual chips, the physics that the
+virtual die simulates. Voltages are in millivolts, times in microseconds unless
+a field name says otherwise.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+CellType = Literal["slc", "mlc", "tlc"]
+BITS_PER_CELL: dict[str, int] = {"slc": 1, "mlc": 2, "tlc": 3}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Identity(_Strict):
+    """What READ ID, the parameter page and READ UNIQUE ID report."""
+
+    manufacturer: str = Field(max_length=12, description="ONFI manufacturer name, <= 12 ASCII")
+    model: str = Field(max_length=20, description="ONFI device model, <= 20 ASCII")
+    jedec_id: int = Field(ge=0, le=0xFF, description="JEDEC manufacturer ID byte")
+    id_bytes: list[int] = Field(min_length=2, max_length=8, description="READ ID 00h bytes")
+    onfi_version: Literal["4.0", "4.1", "4.2", "5.0"] = "4.0"
+
+
+class Geometry(_Strict):
+    """Array organisation of one LUN (die)."""
+
+    cell: CellType
+    page_bytes: int = Field(gt=0, le=65536)
+    spare_bytes: int = Field(ge=0, le=8192)
+    planes: int = Field(ge=1, le=8)
+    blocks_per_plane: int = Field(ge=1, le=65536)
+    wls_per_string: int = Field(ge=1, le=512, description="WL layers in one NAND string")
+    sub_blocks: int = Field(ge=1, le=16, description="strings (sub-blocks) per block")
+    column_cycles: int = Field(default=2, ge=1, le=4)
+    row_cycles: int = Field(default=3, ge=1, le=4)
+    gray_code: list[list[int]] = Field(
+        description="per state L0..L(2^b-1): bit of each page type (index 0 = lower/LSB page)"
+    )
+
+    @property
+    def bits_per_cell(self) -> int:
+        return BITS_PER_CELL[self.cell]
+
+    @property
+    def states(self) -> int:
+        return 1 << self.bits_per_cell
+
+    @property
+    def blocks(self) -> int:
+        """Blocks in the LUN (all planes)."""
+        return self.planes * self.blocks_per_plane
+
+    @property
+    def wls_per_block(self) -> int:
+        return self.wls_per_string * self.sub_blocks
+
+    @property
+    def pages_per_block(self) -> int:
+        """Pages per block in the die's native mode (page = wl * bits + page type)."""
+        return self.wls_per_block * self.bits_per_cell
+
+    @property
+    def cells_per_wl(self) -> int:
+        return (self.page_bytes + self.spare_bytes) * 8
+
+    @property
+    def page_address_bits(self) -> int:
+        return max(1, (self.pages_per_block - 1).bit_length())
+
+    @property
+    def block_address_bits(self) -> int:
+        return max(1, (self.blocks - 1).bit_length())
+
+    @model_validator(mode="after")
+    def _check_gray(self) -> Geometry:
+        b = self.bits_per_cell
+        codes = self.gray_code
+        if len(codes) != 1 << b or any(len(c) != b for c in codes):
+            raise ValueError(f"gray_code must list {1 << b} states of {b} bits each for {self.cell}")
+        if any(bit not in (0, 1) for c in codes for bit in c):
+            raise ValueError("gray_code bits must be 0 or 1")
+        if len({tuple(c) for c in codes}) != len(codes):
+            raise ValueError("gray_code states must be distinct")
+        if codes[0] != [1] * b:
+            raise ValueError("gray_code state L0 (erased) must be all ones")
+        for lo, hi in zip(codes, codes[1:], strict=False):
+            if sum(x != y for x, y in zip(lo, hi, strict=True)) != 1:
+                raise ValueError("gray_code: neighbouring states must differ in exactly one bit")
+        if self.row_cycles * 8 < self.page_address_bits + self.block_address_bits:
+            raise ValueError("row_cycles too small for the page and block address bits")
+        return self
+
+
+class Timing(_Strict):
+    """Interface timing modes and array latencies (µs)."""
+
+    sdr_modes: list[int] = Field(default=[0, 1, 2, 3, 4, 5], description="supported SDR modes")
+    t_read_base_us: float = Field(gt=0, description="tR overhead besides sensing")
+    t_sense_us: float = Field(gt=0, description="one sensing (one read reference)")
+    t_prog_base_us: float = Field(gt=0, description="tPROG overhead besides ISPP loops")
+    t_erase_pulse_us: float = Field(gt=0, description="one erase pulse + verify")
+    t_erase_base_us: float = Field(gt=0)
+    t_feat_us: float = Field(default=1.0, gt=0)
+    t_rst_us: float = Field(default=5.0, gt=0)
+    t_ccs_ns: int = Field(default=500, gt=0)
+    t_cache_xfer_us: float = Field(default=3.0, gt=0, description="page register to cache copy")
+
+
+class ReadReference(_Strict):
+    name: str
+    default_mV: float
+    feature: int = Field(ge=0, le=0xFF, description="SET FEATURES address holding its offset")
+    param: int = Field(default=0, ge=0, le=3, description="which of P1..P4 (0..3)")
+
+
+class ReadOffsets(_Strict):
+    """Read-reference offsets through SET FEATURES: signed DAC codes, two's complement."""
+
+    step_mV: float = Field(gt=0)
+    code_min: int = Field(ge=-128, le=0)
+    code_max: int = Field(ge=0, le=127)
+    references: list[ReadReference]
+    slc_reference: ReadReference
+
+
+class SoftBitRead(_Strict):
+    """00h-addr-<confirm>: senses one reference at +-delta and outputs the XNOR of the two."""
+
+    confirm_cmd: int = Field(ge=0, le=0xFF)
+    delta_feature: int = Field(ge=0, le=0xFF, description="P1 = delta code (DAC steps, > 0)")
+
+
+class SlcMode(_Strict):
+    """Vendor prefix commands that switch the following operations to SLC mode."""
+
+    enter_cmd: int = Field(ge=0, le=0xFF)
+    exit_cmd: int = Field(ge=0, le=0xFF)
+
+
+class Vendor(_Strict):
+    slc_mode: SlcMode | None = None
+    soft_bit_read: SoftBitRead | None = None
+
+
+class Ispp(_Strict):
+    start_mV: float = Field(description="Vth the median cell reaches after the first pulse")
+    step_mV: float = Field(gt=0, description="ISPP step (final spread is uniform of this width)")
+    t_loop_us: float = Field(gt=0, description="one program pulse + verify of one level")
+    t_verify_us: float = Field(ge=0, description="extra verify time per additional level")
+    speed_sigma_mV: float = Field(ge=0, description="cell-to-cell programming speed spread")
+
+
+class Physics(_Strict):
+    """Virtual-die cell physics (Dong-Li-Zhang channel model in millivolts)."""
+
+    erased_mean_mV: float
+    erased_sigma_mV: float = Field(gt=0)
+    verify_mV: list[float] = Field(description="program-verify level of states L1.. in native mode")
+    slc_verify_mV: float
+    ispp: Ispp
+    prog_sigma_mV: float = Field(ge=0, description="static per-cell spread added to programmed Vth")
+    wear_sigma_mV_at_10k: float = Field(ge=0, description="extra programmed spread at 10K P/E")
+    wear_erased_shift_mV_at_10k: float = Field(ge=0)
+    wear_exponent: float = Field(default=0.6, gt=0)
+    endurance_pec: int = Field(gt=0, description="rated P/E cycles")
+    coupling: float = Field(ge=0, le=0.5, description="program interference ratio from next WL")
+    retention_ks: float = 0.38
+    retention_kd: float = 4e-4
+    retention_km: float = 4e-6
+    retention_t0_h: float = 1.0
+    retention_x0_mV: float = Field(description="Vth below which no retention loss")
+    retention_pec_floor: float = Field(default=100.0, ge=0, description="N used when N is small")
+    rtn_kr_mV: float = Field(ge=0, description="RTN Laplacian scale = kr * sqrt(N)")
+    rtn_floor_mV: float = Field(ge=0, description="RTN scale of a fresh cell")
+    read_disturb_mV: float = Field(ge=0, description="shift of a 0 V cell per ln(1+reads/1000)")
+    vpass_mV: float
+    stuck_cell_rate: float = Field(ge=0, le=1e-3)
+    bad_block_rate: float = Field(ge=0, le=0.1)
+    activation_energy_eV: float = 1.1
+    reference_temp_C: float = 30.0
+
+
+class Power(_Strict):
+    """Supply current per operation phase (mA) at vcc_V."""
+
+    vcc_V: float = Field(gt=0)
+    vccq_V: float = Field(gt=0)
+    idle_mA: float = Field(ge=0)
+    io_mA: float = Field(ge=0)
+    read_mA: float = Field(ge=0)
+    program_mA: float = Field(ge=0)
+    erase_mA: float = Field(ge=0)
+    max_mA: float = Field(gt=0, description="limit above which operations are refused")
+
+
+class Environment(_Strict):
+    bake_temp_C: float = Field(default=85.0, description="temperature of a retention bake")
+    ambient_temp_C: float = 30.0
+
+
+class Profile(_Strict):
+    schema_version: Literal[1] = 1
+    name: str
+    virtual: bool
+    description: str
+    identity: Identity
+    geometry: Geometry
+    timing: Timing
+    read_offsets: ReadOffsets
+    vendor: Vendor = Vendor()
+    physics: Physics
+    power: Power
+    environment: Environment = Environment()
+
+    @model_validator(mode="after")
+    def _check_refs(self) -> Profile:
+        g = self.geometry
+        if len(self.read_offsets.references) != g.states - 1:
+            raise ValueError(
+                f"read_offsets.references must list {g.states - 1} references for {g.cell}"
+            )
+        if len(self.physics.verify_mV) != g.states - 1:
+            raise ValueError(f"physics.verify_mV must list {g.states - 1} levels for {g.cell}")
+        if self.virtual and not self.name.startswith(("slc-", "mlc-", "tlc-")):
+            raise ValueError("a virtual profile's name starts with its cell type (slc-/mlc-/tlc-)")
+        return self
+
+    @cached_property
+    def page_refs(self) -> list[list[int]]:
+        """For each page type, the indices of the read references that separate its bits."""
+        codes = self.geometry.gray_code
+        out: list[list[int]] = [[] for _ in range(self.geometry.bits_per_cell)]
+        for r in range(len(codes) - 1):
+            for p in range(self.geometry.bits_per_cell):
+                if codes[r][p] != codes[r + 1][p]:
+                    out[p].append(r)
+        return out
