@@ -20,6 +20,7 @@ class Cmd(IntEnum):
     COPYBACK_READ = 0x35
     CHANGE_READ_COLUMN = 0x05
     CHANGE_READ_COLUMN_CONFIRM = 0xE0
+    CHANGE_READ_COLUMN_ENHANCED = 0x06  # + column + row + E0h: selects the plane for data out
     READ_CACHE_SEQUENTIAL = 0x31
     READ_CACHE_END = 0x3F
     PROGRAM = 0x80

@@ -17,6 +17,18 @@ CRC_POLY = 0x8005
 CRC_INIT = 0x4F4E
 CRC_SPAN = 254  # CRC covers bytes 0..253, stored little-endian at 254..255
 
+# ONFI parameter page bit fields (ONFI 4.0 section 5.7.1, bytes 6-7 and 8-9).
+PP_FEATURE_MULTIPLANE_PROGRAM_ERASE = 1 << 3
+PP_FEATURE_ODD_EVEN_COPYBACK = 1 << 4
+PP_FEATURE_MULTIPLANE_READ = 1 << 6
+PP_OPT_CACHE_PROGRAM = 1 << 0
+PP_OPT_CACHE_READ = 1 << 1
+PP_OPT_FEATURES = 1 << 2
+PP_OPT_STATUS_ENHANCED = 1 << 3
+PP_OPT_COPYBACK = 1 << 4
+PP_OPT_UNIQUE_ID = 1 << 5
+PP_OPT_CHANGE_READ_COLUMN_ENHANCED = 1 << 6
+
 ONFI_REVISION_BITS = {"4.0": 1 << 9, "4.1": 1 << 10, "4.2": 1 << 11, "5.0": 1 << 12}
 
 
@@ -83,7 +95,8 @@ def build(values: dict[str, Any]) -> bytes:
         if name in ("signature", "crc"):
             raise ValueError(f"parameter page field '{name}' is set by build() itself")
         if field.kind == "int":
-            page[field.offset : field.offset + field.size] = int(value).to_bytes(field.size, "little")
+            raw = int(value).to_bytes(field.size, "little")
+            page[field.offset : field.offset + field.size] = raw
         elif field.kind == "str":
             text = str(value).encode("ascii")
             if len(text) > field.size:
