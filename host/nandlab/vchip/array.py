@@ -1,0 +1,430 @@
+"""The analog state of one virtual die: its cell array (contract 5).
+
+Only touched blocks hold anything. A programmed WL holds, per cell, its Vth
+(int16 mV), its personality (int8, static leakiness) and its target state
+(uint8): 4 bytes a cell. An erased WL that was never programmed since its
+block's last erase holds nothing; sensing it draws its erased Vth from
+(seed, chip, block, wl, erase count). Timing is virtual: operations return the
+busy time the die should report; `bake` and `elapse` move retention age only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nandlab.errors import AddressError, ProfileError, RangeError
+from nandlab.profiles.model import Profile
+from nandlab.vchip import physics as ph
+from nandlab.vchip.kernel import program_kernel, sense_kernel
+
+_IMAGE_FORMAT = 1
+_RTN_TABLE_SIZE = 1 << 21
+_NO_CELLS = np.empty(0, dtype=np.int16)
+
+
+@dataclass(frozen=True)
+class ArrayResult:
+    """Outcome of an array operation: pass/fail status, busy time (µs), ISPP loops
+    (program) or erase pulses (erase)."""
+
+    ok: bool
+    busy_us: float
+    loops: int = 0
+
+
+@dataclass
+class _WordLine:
+    vth: np.ndarray  # int16 mV
+    personality: np.ndarray  # int8
+    level: np.ndarray  # uint8 target state
+    pages: set[int]  # page types written since the block's last erase
+    programs: int  # program operations since the last erase (keys the ISPP draw)
+    age_h: float  # array retention age at the last program
+    reads_base: int  # block read count at the last program
+
+
+@dataclass
+class _Block:
+    pec: int = 0  # P/E cycles = erases so far (keys the erased-state draw)
+    slc: bool | None = None  # mode of the data since the last erase
+    reads: int = 0  # sensings since the last erase
+    erase_age_h: float = 0.0
+    own_reads: dict[int, int] = field(default_factory=dict)  # per WL, since its program
+    wls: dict[int, _WordLine] = field(default_factory=dict)
+
+
+class CellArray:
+    """Cell array of one die: program / erase / sense with the profile's physics.
+
+    Deterministic from (seed, chip) apart from the per-read noise, which comes
+    from a generator that is itself seeded and saved with the die image.
+    """
+
+    def __init__(self, profile: Profile, seed: int, chip: int = 0) -> None:
+        g = profile.geometry
+        self.profile = profile
+        self.seed = int(seed)
+        self.chip = int(chip)
+        self._phys = profile.physics
+        self._blocks_n = g.blocks
+        self._wls_n = g.wls_per_block
+        self._sub_blocks = g.sub_blocks
+        self._cells = g.cells_per_wl
+        self._nbytes = g.page_bytes + g.spare_bytes
+        self._bits = g.bits_per_cell
+        self._age_h = 0.0
+        self._blocks: dict[int, _Block] = {}
+        self._bad = ph.factory_bad_blocks(self._phys, self.seed, self.chip, g.blocks)
+        self._noise = np.random.Generator(
+            np.random.PCG64(np.random.SeedSequence([self.seed, self.chip, ph.Stream.READ_NOISE]))
+        )
+        self._rtn: np.ndarray | None = None  # RTN table and sense buffer: made on first sense
+        self._buf = np.empty(0, dtype=np.bool_)
+        codes = [int(sum(b << p for p, b in enumerate(c))) for c in g.gray_code]
+        self._native = _StateMap(codes, self._bits, self._phys.verify_mV)
+        self._slc_map = _StateMap([1, 0], 1, [self._phys.slc_verify_mV])
+
+    # -- geometry --------------------------------------------------------------
+
+    def _check_block(self, block: int) -> None:
+        if not 0 <= block < self._blocks_n:
+            raise AddressError(f"block {block} out of range 0..{self._blocks_n - 1}")
+
+    def _check_wl(self, block: int, wl: int) -> None:
+        self._check_block(block)
+        if not 0 <= wl < self._wls_n:
+            raise AddressError(f"word line {wl} out of range 0..{self._wls_n - 1}")
+
+    def _block(self, block: int) -> _Block:
+        blk = self._blocks.get(block)
+        if blk is None:
+            blk = self._blocks[block] = _Block()
+        return blk
+
+    # -- status ---------------------------------------------------------------
+
+    @property
+    def retention_age_h(self) -> float:
+        """Retention age of the die: equivalent hours at physics.reference_temp_C."""
+        return self._age_h
+
+    def is_factory_bad(self, block: int) -> bool:
+        self._check_block(block)
+        return bool(self._bad[block])
+
+    def pec(self, block: int) -> int:
+        """P/E cycles the block has seen."""
+        self._check_block(block)
+        blk = self._blocks.get(block)
+        return blk.pec if blk else 0
+
+    def wl_programmed(self, block: int, wl: int) -> set[int]:
+        """Page types written on the WL since the block's last erase ({0} in SLC mode)."""
+        self._check_wl(block, wl)
+        blk = self._blocks.get(block)
+        w = blk.wls.get(wl) if blk else None
+        return set(w.pages) if w else set()
+
+    def block_is_slc(self, block: int) -> bool | None:
+        """True / False for SLC / native data in the block, None if it is erased."""
+        self._check_block(block)
+        blk = self._blocks.get(block)
+        return blk.slc if blk else None
+
+    # -- operations -----------------------------------------------------------
+
+    def erase(self, block: int) -> ArrayResult:
+        """Erase a block: all WLs back to erased, P/E count + 1.
+
+        Fails on a factory bad block (no change) and, past the block's wear-out
+        life (well beyond endurance_pec), fails its verify after erasing.
+        """
+        self._check_block(block)
+        t = self.profile.timing
+        if self._bad[block]:
+            pulses = ph.ERASE_PULSES_AT_ENDURANCE
+            return ArrayResult(False, t.t_erase_base_us + pulses * t.t_erase_pulse_us, pulses)
+        blk = self._block(block)
+        worn = blk.pec >= ph.wearout_pec(self._phys, self.seed, self.chip, block)
+        pulses = ph.erase_pulses(self._phys, blk.pec)
+        self._reset_block(blk, blk.pec + 1)
+        return ArrayResult(not worn, t.t_erase_base_us + pulses * t.t_erase_pulse_us, pulses)
+
+    def add_wear(self, block: int, cycles: int) -> None:
+        """Fast-forward `cycles` P/E cycles; the block ends erased."""
+        self._check_block(block)
+        if cycles < 0:
+            raise RangeError(f"wear cycles {cycles} must be >= 0")
+        blk = self._block(block)
+        self._reset_block(blk, blk.pec + cycles)
+
+    def _reset_block(self, blk: _Block, pec: int) -> None:
+        blk.pec = pec
+        blk.slc = None
+        blk.reads = 0
+        blk.erase_age_h = self._age_h
+        blk.own_reads.clear()
+        blk.wls.clear()
+
+    def program(self, block: int, wl: int, pages: dict[int, np.ndarray], slc: bool) -> ArrayResult:
+        """Program pages of one WL (page type -> packed page + spare bytes).
+
+        Each cell goes to the lowest state consistent with every page written on
+        the WL so far; ISPP only adds charge. SLC mode takes page type 0 only
+        (bit 0 programs the cell). FAIL, without change, on a factory bad block or
+        when the block already holds data of the other mode.
+        """
+        self._check_wl(block, wl)
+        smap = self._slc_map if slc else self._native
+        data = self._check_pages(pages, smap.bits)
+        t = self.profile.timing
+        blk = self._blocks.get(block)
+        if self._bad[block] or (blk is not None and blk.slc not in (None, slc)):
+            return ArrayResult(False, t.t_prog_base_us, 0)
+        blk = self._block(block)
+        phys = self._phys
+        cells = self._cells
+        w = blk.wls.get(wl)
+        if w is None:
+            old_vth = ph.erased_vth(phys, self.seed, self.chip, block, wl, blk.pec, cells)
+            pers = ph.personality(self.seed, self.chip, block, wl, cells)
+            w = _WordLine(old_vth, pers, np.zeros(cells, np.uint8), set(), 0, 0.0, 0)
+        below = blk.wls.get(wl - self._sub_blocks) if wl >= self._sub_blocks else None
+        packed = np.zeros((smap.bits, self._nbytes), dtype=np.uint8)
+        for ptype, buf in data.items():
+            packed[ptype] = buf
+        known = sum(1 << p for p in w.pages | set(data))
+        vth, level = w.vth, w.level  # updated in place: the kernel cannot fail
+        verified = program_kernel(
+            vth,
+            level,
+            packed,
+            sum(1 << p for p in data),
+            known,
+            smap.codes,
+            smap.lowest[known],
+            smap.verify,
+            ph.program_keys(self.seed, self.chip, block, wl, blk.pec, w.programs),
+            *ph.normal_tables(),
+            phys.ispp.step_mV,
+            phys.prog_sigma_mV,
+            ph.wear_sigma(phys, blk.pec),
+            below.vth if below is not None else _NO_CELLS,
+            phys.coupling,
+            ph.VTH_MIN_MV,
+            ph.VTH_MAX_MV,
+        )
+        ph.apply_stuck(vth, ph.stuck_cells(phys, self.seed, self.chip, block, wl, cells))
+        states = [s for s in range(1, len(smap.verify)) if (verified >> s) & 1]
+        loops = ph.ispp_loops(phys, float(smap.verify[states[-1]])) if states else 1
+        levels = max(len(states), 1)
+        busy = t.t_prog_base_us + loops * (
+            phys.ispp.t_loop_us + (levels - 1) * phys.ispp.t_verify_us
+        )
+        w.pages |= set(data)
+        w.programs += 1
+        w.age_h = self._age_h
+        w.reads_base = blk.reads
+        blk.wls[wl] = w
+        blk.own_reads[wl] = 0
+        blk.slc = slc
+        return ArrayResult(True, busy, loops)
+
+    def _check_pages(self, pages: dict[int, np.ndarray], bits: int) -> dict[int, np.ndarray]:
+        if not pages:
+            raise RangeError("program needs at least one page")
+        out: dict[int, np.ndarray] = {}
+        for ptype, buf in pages.items():
+            if not 0 <= ptype < bits:
+                raise AddressError(f"page type {ptype} out of range 0..{bits - 1}")
+            arr = np.asarray(buf, dtype=np.uint8)
+            if arr.shape != (self._nbytes,):
+                raise RangeError(
+                    f"page data of {arr.size} bytes: a page with spare is {self._nbytes} bytes"
+                )
+            out[ptype] = arr
+        return out
+
+    def sense(self, block: int, wl: int, ref_mV: float, slc: bool) -> np.ndarray:
+        """One sensing of a WL at ref_mV: packed bits (little bit order), 1 = conducts.
+
+        Applies retention loss, read disturb and fresh RTN to every cell, and
+        counts one read-disturb event on the block. `slc` does not change the
+        physics: the die picks the reference for the mode.
+        """
+        self._check_wl(block, wl)
+        if self._bad[block]:
+            return ph.bad_block_data(self.seed, self.chip, block, wl, self._nbytes)
+        blk = self._block(block)
+        own = blk.own_reads.get(wl, 0)
+        w = blk.wls.get(wl)
+        if w is not None:
+            vth, pers = w.vth, w.personality
+            age = self._age_h - w.age_h
+            others = blk.reads - w.reads_base - own
+        else:
+            vth = ph.erased_vth(self._phys, self.seed, self.chip, block, wl, blk.pec, self._cells)
+            pers = ph.personality(self.seed, self.chip, block, wl, self._cells)
+            age = self._age_h - blk.erase_age_h
+            others = blk.reads - own
+        c = ph.sense_coefficients(self._phys, blk.pec, age, others)
+        blk.reads += 1
+        blk.own_reads[wl] = own + 1
+        table = self._rtn_table()
+        if self._buf.shape[0] != self._cells:
+            self._buf = np.empty(self._cells, dtype=np.bool_)
+        off = int(self._noise.integers(0, table.shape[0] - self._cells + 1))
+        sense_kernel(
+            vth,
+            pers,
+            table[off : off + self._cells],
+            self._buf,
+            float(ref_mV),
+            c.x0_mV,
+            c.ret_mean,
+            c.ret_dev,
+            c.rd_per_mV,
+            c.vpass_mV,
+            c.rtn_per_unit,
+        )
+        return np.packbits(self._buf, bitorder="little")
+
+    def _rtn_table(self) -> np.ndarray:
+        if self._rtn is None:
+            self._rtn = ph.laplace_table(
+                self.seed, self.chip, max(_RTN_TABLE_SIZE, 2 * self._cells)
+            )
+        return self._rtn
+
+    # -- time -----------------------------------------------------------------
+
+    def bake(self, temp_C: float, hours: float) -> None:
+        """Hold the die at temp_C for `hours`: retention age advances by Arrhenius."""
+        if hours < 0:
+            raise RangeError(f"bake time {hours} h must be >= 0")
+        self._age_h += hours * ph.arrhenius_factor(self._phys, temp_C)
+
+    def elapse(self, hours: float, temp_C: float | None = None) -> None:
+        """Idle for `hours` at temp_C (default: the profile's ambient temperature)."""
+        self.bake(self.profile.environment.ambient_temp_C if temp_C is None else temp_C, hours)
+
+    # -- die image ------------------------------------------------------------
+
+    def save(self, path: Path) -> None:
+        """Write the die image (.npz) crash-safely: temp file, fsync, atomic replace."""
+        path = Path(path)
+        arrays: dict[str, np.ndarray] = {}
+        blocks: dict[str, Any] = {}
+        for b, blk in self._blocks.items():
+            wls: dict[str, Any] = {}
+            for w_i, w in blk.wls.items():
+                arrays[f"b{b}_w{w_i}_vth"] = w.vth
+                arrays[f"b{b}_w{w_i}_pers"] = w.personality
+                arrays[f"b{b}_w{w_i}_level"] = w.level
+                wls[str(w_i)] = {
+                    "pages": sorted(w.pages),
+                    "programs": w.programs,
+                    "age_h": w.age_h,
+                    "reads_base": w.reads_base,
+                }
+            blocks[str(b)] = {
+                "pec": blk.pec,
+                "slc": blk.slc,
+                "reads": blk.reads,
+                "erase_age_h": blk.erase_age_h,
+                "own_reads": {str(k): v for k, v in blk.own_reads.items()},
+                "wls": wls,
+            }
+        meta = {
+            "format": _IMAGE_FORMAT,
+            "profile": self.profile.name,
+            "seed": self.seed,
+            "chip": self.chip,
+            "age_h": self._age_h,
+            "noise": self._noise.bit_generator.state,
+            "blocks": blocks,
+        }
+        arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, **arrays)  # type: ignore[arg-type]
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+            _fsync_dir(path.parent)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: Path, profile: Profile) -> CellArray:
+        """Open a die image written by `save` for the same profile."""
+        with np.load(Path(path), allow_pickle=False) as z:
+            meta = json.loads(z["meta"].tobytes().decode())
+            if meta.get("format") != _IMAGE_FORMAT:
+                raise ProfileError(f"{path}: unknown die image format {meta.get('format')}")
+            if meta["profile"] != profile.name:
+                raise ProfileError(
+                    f"{path}: die image of profile {meta['profile']}, not {profile.name}"
+                )
+            arr = cls(profile, meta["seed"], meta["chip"])
+            arr._age_h = float(meta["age_h"])
+            arr._noise.bit_generator.state = meta["noise"]
+            for b_s, bm in meta["blocks"].items():
+                b = int(b_s)
+                blk = _Block(
+                    pec=int(bm["pec"]),
+                    slc=bm["slc"],
+                    reads=int(bm["reads"]),
+                    erase_age_h=float(bm["erase_age_h"]),
+                    own_reads={int(k): int(v) for k, v in bm["own_reads"].items()},
+                )
+                for w_s, wm in bm["wls"].items():
+                    blk.wls[int(w_s)] = _WordLine(
+                        vth=z[f"b{b}_w{w_s}_vth"],
+                        personality=z[f"b{b}_w{w_s}_pers"],
+                        level=z[f"b{b}_w{w_s}_level"],
+                        pages=set(wm["pages"]),
+                        programs=int(wm["programs"]),
+                        age_h=float(wm["age_h"]),
+                        reads_base=int(wm["reads_base"]),
+                    )
+                arr._blocks[b] = blk
+        return arr
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in `folder` durable (POSIX; a no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class _StateMap:
+    """Gray code of one mode: page bits -> lowest consistent state, state -> verify."""
+
+    def __init__(self, codes: list[int], bits: int, verify_mV: list[float]) -> None:
+        self.bits = bits
+        self.codes = np.array(codes, dtype=np.uint8)
+        self.verify = np.array([0.0, *verify_mV], dtype=np.float32)
+        # lowest[mask][key]: lowest state whose bits under `mask` equal `key`
+        n = 1 << bits
+        self.lowest = np.zeros((n, n), dtype=np.uint8)
+        for mask in range(n):
+            for key in range(n):
+                hits = [s for s, c in enumerate(codes) if (c & mask) == key]
+                self.lowest[mask, key] = hits[0] if hits else 0

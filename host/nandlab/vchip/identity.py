@@ -1,0 +1,144 @@
+"""What a virtual die reports about itself: READ ID bytes, the ONFI parameter
+page (built from the profile with `nandlab.onfi_spec.parampage`) and the unique ID.
+
+The parameter page's latency maxima are worst cases of the die's own timing
+model: tR for the page type with the most sensings, tPROG for the slowest cell
+reaching the highest verify level, tBERS at rated endurance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from nandlab.onfi_spec import parampage
+from nandlab.onfi_spec.opcodes import (
+    ONFI_SIGNATURE,
+    PARAMETER_PAGE_BYTES,
+    READ_ID_ONFI_ADDRESS,
+    UNIQUE_ID_BYTES,
+    UNIQUE_ID_COPIES,
+)
+from nandlab.onfi_spec.parampage import (
+    PP_FEATURE_MULTIPLANE_PROGRAM_ERASE,
+    PP_FEATURE_MULTIPLANE_READ,
+    PP_FEATURE_ODD_EVEN_COPYBACK,
+    PP_OPT_CACHE_PROGRAM,
+    PP_OPT_CACHE_READ,
+    PP_OPT_CHANGE_READ_COLUMN_ENHANCED,
+    PP_OPT_COPYBACK,
+    PP_OPT_FEATURES,
+    PP_OPT_STATUS_ENHANCED,
+    PP_OPT_UNIQUE_ID,
+)
+from nandlab.profiles.model import Profile
+from nandlab.vchip.physics import ERASE_PULSES_AT_ENDURANCE, ispp_loops
+
+READ_ID_BYTES = 8  # READ ID: the ID bytes, zero padded to 8, repeating
+
+# `corrupt` given as copy indices: copy k gets byte CORRUPT_BASE + CORRUPT_STRIDE * k
+# inverted, so every damaged copy fails its CRC in a different byte and a bitwise
+# majority over the copies still recovers the page.
+CORRUPT_BASE = 8
+CORRUPT_STRIDE = 11
+
+Corruption = Iterable[int] | Mapping[int, Mapping[int, int]]
+
+
+def read_id(profile: Profile, address: int) -> bytes:
+    """The READ ID (90h) pattern for an address: 00h ID bytes, 20h 'ONFI', else zeros."""
+    if address == READ_ID_ONFI_ADDRESS:
+        return ONFI_SIGNATURE.ljust(READ_ID_BYTES, b"\x00")
+    if address == 0x00:
+        return bytes(profile.identity.id_bytes).ljust(READ_ID_BYTES, b"\x00")
+    return bytes(READ_ID_BYTES)
+
+
+def unique_id(profile: Profile, seed: int, chip: int) -> bytes:
+    """16 bytes, deterministic from (profile name, seed, chip)."""
+    key = f"{profile.name}/{seed}/{chip}".encode()
+    return hashlib.blake2b(key, digest_size=UNIQUE_ID_BYTES).digest()
+
+
+def unique_id_stream(uid: bytes) -> bytes:
+    """READ UNIQUE ID output: the ID and its complement, 16 copies."""
+    return (uid + bytes(b ^ 0xFF for b in uid)) * UNIQUE_ID_COPIES
+
+
+def parameter_page_values(profile: Profile) -> dict[str, Any]:
+    """Field values of the ONFI parameter page a die of this profile reports."""
+    p = profile
+    g, tm, phys = p.geometry, p.timing, p.physics
+    revision = 0
+    for version, bit in parampage.ONFI_REVISION_BITS.items():
+        if version <= p.identity.onfi_version:
+            revision |= bit
+    value, mult = phys.endurance_pec, 0
+    while value > 0xFF:
+        value, mult = -(-value // 10), mult + 1
+    expected_bad = phys.bad_block_rate * g.blocks
+    loop_us = phys.ispp.t_loop_us + (len(phys.verify_mV) - 1) * phys.ispp.t_verify_us
+    t_prog = tm.t_prog_base_us + ispp_loops(phys, max(phys.verify_mV)) * loop_us
+    t_bers = tm.t_erase_base_us + ERASE_PULSES_AT_ENDURANCE * tm.t_erase_pulse_us
+    t_r = tm.t_read_base_us + max(len(r) for r in p.page_refs) * tm.t_sense_us
+    features = PP_FEATURE_MULTIPLANE_PROGRAM_ERASE | PP_FEATURE_ODD_EVEN_COPYBACK
+    if g.planes > 1:
+        features |= PP_FEATURE_MULTIPLANE_READ
+    optional = (
+        PP_OPT_CACHE_PROGRAM
+        | PP_OPT_CACHE_READ
+        | PP_OPT_FEATURES
+        | PP_OPT_STATUS_ENHANCED
+        | PP_OPT_COPYBACK
+        | PP_OPT_UNIQUE_ID
+        | PP_OPT_CHANGE_READ_COLUMN_ENHANCED
+    )
+    return {
+        "revision": revision,
+        "features": features,
+        "optional_commands": optional,
+        "manufacturer": p.identity.manufacturer,
+        "model": p.identity.model,
+        "jedec_id": p.identity.jedec_id,
+        "page_bytes": g.page_bytes,
+        "spare_bytes": g.spare_bytes,
+        "pages_per_block": g.pages_per_block,
+        "blocks_per_lun": g.blocks,
+        "luns": 1,
+        "address_cycles": g.row_cycles | (g.column_cycles << 4),
+        "bits_per_cell": g.bits_per_cell,
+        "max_bad_blocks": math.ceil(expected_bad + 6 * math.sqrt(expected_bad)),
+        "endurance_value": value,
+        "endurance_multiplier": mult,
+        "programs_per_page": 1,
+        "plane_address_bits": (g.planes - 1).bit_length(),
+        "sdr_timing_modes": sum(1 << m for m in set(tm.sdr_modes)),
+        "t_prog_us": min(0xFFFF, math.ceil(t_prog)),
+        "t_bers_us": min(0xFFFF, math.ceil(t_bers)),
+        "t_r_us": min(0xFFFF, math.ceil(t_r)),
+        "t_ccs_ns": tm.t_ccs_ns,
+    }
+
+
+def parameter_pages(profile: Profile, copies: int, corrupt: Corruption = ()) -> bytes:
+    """`copies` parameter pages back to back, with the chosen copies damaged.
+
+    `corrupt` is a set of copy indices (see CORRUPT_BASE) or a mapping
+    copy index -> {byte offset: XOR mask}.
+    """
+    page = parampage.build(parameter_page_values(profile))
+    if isinstance(corrupt, Mapping):
+        flips = {int(k): dict(v) for k, v in corrupt.items()}
+    else:
+        flips = {
+            k: {(CORRUPT_BASE + CORRUPT_STRIDE * k) % parampage.CRC_SPAN: 0xFF} for k in corrupt
+        }
+    out = bytearray()
+    for k in range(copies):
+        copy = bytearray(page)
+        for offset, mask in flips.get(k, {}).items():
+            copy[offset % PARAMETER_PAGE_BYTES] ^= mask & 0xFF
+        out += copy
+    return bytes(out)

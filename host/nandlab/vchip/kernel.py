@@ -1,0 +1,199 @@
+"""Numba kernels of the virtual die's hot paths.
+
+`sense_kernel` is one sensing of one WL: every cell's effective Vth with the
+full physics, compared with the read reference. The per-WL physics arrives as
+scalars (see physics.sense_coefficients) so the loop is one fused pass over
+contiguous arrays, free of gathers and branches, which LLVM vectorises.
+
+`program_kernel` is one program operation of one WL (Gray-code targets, ISPP
+landing, charge only added, interference on the string neighbour below), and
+`normal_fill_int` draws a WL's erased Vth or personality. Their random draws
+are counter-based (SplitMix64 of stream key + cell index), so a cell's draw
+does not depend on which other cells were drawn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, fastmath=True)
+def sense_kernel(
+    vth: np.ndarray,
+    personality: np.ndarray,
+    rtn: np.ndarray,
+    out: np.ndarray,
+    ref_mV: float,
+    x0_mV: float,
+    ret_mean: float,
+    ret_dev: float,
+    rd_per_mV: float,
+    vpass_mV: float,
+    rtn_per_unit: float,
+) -> None:
+    """out[i] = Vth_eff[i] < ref_mV (the cell conducts).
+
+    Vth_eff = x - retention + read_disturb + rtn, with x the stored Vth (mV):
+    retention = ret_mean * d + ret_dev * personality * sqrt(d), d = max(x - x0, 0);
+    read_disturb = rd_per_mV * max(vpass - x, 0); rtn = rtn_per_unit * table slice.
+    """
+    ref = np.float32(ref_mV)
+    x0 = np.float32(x0_mV)
+    rm = np.float32(ret_mean)
+    rdev = np.float32(ret_dev)
+    rd = np.float32(rd_per_mV)
+    vp = np.float32(vpass_mV)
+    rs = np.float32(rtn_per_unit)
+    zero = np.float32(0.0)
+    for i in range(vth.shape[0]):
+        x = np.float32(vth[i])
+        d = max(x - x0, zero)
+        loss = rm * d + rdev * np.float32(personality[i]) * np.sqrt(d)
+        eff = x - loss + rd * max(vp - x, zero) + rs * np.float32(rtn[i])
+        out[i] = eff < ref
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S48 = np.uint64(48)
+_S32 = np.uint64(32)
+_S40 = np.uint64(40)
+_S16 = np.uint64(16)
+_LOW16 = np.uint64(0xFFFF)
+
+
+@njit(cache=True, inline="always")
+def _mix64(z: np.uint64) -> np.uint64:
+    """SplitMix64 finaliser: a counter-based hash, so cell i's draw needs no state."""
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True, inline="always")
+def _normal(h: np.uint64, body: np.ndarray, tail: np.ndarray) -> np.float32:
+    """Standard normal from 64 hash bits by inverse-CDF table.
+
+    The top 16 bits pick one of 65536 equal-probability buckets (`body`,
+    quantiles at k/2^16), the next 16 interpolate inside it. The two end
+    buckets resolve 16 more bits in `tail` (lower-tail quantiles at k/2^32),
+    so every bucket carries its exact probability and the tails stay Gaussian
+    out to ~6 sigma.
+    """
+    last = np.int64(65535)
+    idx = np.int64(h >> _S48)
+    sub = np.int64((h >> _S32) & _LOW16)
+    if idx == 0 or idx == last:
+        fine = np.float32((h >> _S16) & _LOW16) * np.float32(1.0 / 65536.0)
+        if idx == last:
+            sub = last - sub
+            fine = np.float32(1.0) - fine
+        lo = tail[sub]
+        z = lo + fine * (tail[sub + 1] - lo)
+        return z if idx == 0 else -z
+    frac = np.float32(sub) * np.float32(1.0 / 65536.0)
+    lo = body[idx]
+    return lo + frac * (body[idx + 1] - lo)
+
+
+@njit(cache=True, fastmath=True)
+def normal_fill_int(
+    out: np.ndarray,
+    key: np.uint64,
+    body: np.ndarray,
+    tail: np.ndarray,
+    mean: float,
+    scale: float,
+    lo: float,
+    hi: float,
+) -> None:
+    """out[i] = clip(round(mean + scale * z_i), lo, hi) for an integer array `out`,
+    z_i the draws of normal_fill."""
+    m = np.float32(mean)
+    sc = np.float32(scale)
+    vlo = np.float32(lo)
+    vhi = np.float32(hi)
+    for i in range(out.shape[0]):
+        z = _normal(_mix64(key + np.uint64(i) * _GOLDEN), body, tail)
+        out[i] = np.int32(np.rint(min(max(m + sc * z, vlo), vhi)))
+
+
+@njit(cache=True, inline="always")
+def _uniform(h: np.uint64) -> np.float32:
+    """Uniform [0, 1) from the top 24 hash bits."""
+    return np.float32(h >> _S40) * np.float32(1.0 / 16777216.0)
+
+
+@njit(cache=True, fastmath=True)
+def program_kernel(
+    vth: np.ndarray,
+    level: np.ndarray,
+    pages: np.ndarray,
+    present: int,
+    known: int,
+    codes: np.ndarray,
+    lowest: np.ndarray,
+    verify: np.ndarray,
+    keys: np.ndarray,
+    body: np.ndarray,
+    tail: np.ndarray,
+    step_mV: float,
+    prog_sigma_mV: float,
+    wear_sigma_mV: float,
+    below: np.ndarray,
+    coupling: float,
+    vth_min: int,
+    vth_max: int,
+) -> int:
+    """One program operation on one WL, in place; returns the bit set of states verified.
+
+    Per cell j: the page bits of `known` (bit p = page type p written so far or
+    now) come from `pages[p]` (packed, little bit order) when bit p of
+    `present` is set, else from the cell's stored `level` through `codes`; the
+    target is `lowest[key]`. A cell whose target differs from its level and is
+    programmed lands at verify[target] + uniform(0, step) + prog_sigma * z_static
+    + wear_sigma * z_wear and never loses charge (Vth = max(old, landing)).
+    Draws are counter-based: keys[0] static offset (lifelong), keys[1] landing,
+    keys[2] wear. `below` (empty if none) is the string neighbour programmed
+    earlier: it gains coupling * (new - old) Vth of this cell.
+    """
+    bits = pages.shape[0]
+    step = np.float32(step_mV)
+    ps = np.float32(prog_sigma_mV)
+    ws = np.float32(wear_sigma_mV)
+    cpl = np.float32(coupling)
+    has_below = below.shape[0] == vth.shape[0]
+    verified = 0
+    for j in range(vth.shape[0]):
+        lvl = level[j]
+        code = codes[lvl]
+        key = 0
+        for p in range(bits):
+            if (known >> p) & 1:
+                from_page = (present >> p) & 1
+                bit = (pages[p, j >> 3] >> (j & 7)) & 1 if from_page else (code >> p) & 1
+                key |= bit << p
+        target = lowest[key]
+        level[j] = target
+        if target == lvl or target == 0:
+            continue
+        verified |= 1 << target
+        c = np.uint64(j) * _GOLDEN
+        landing = (
+            verify[target]
+            + _uniform(_mix64(keys[1] + c)) * step
+            + _normal(_mix64(keys[0] + c), body, tail) * ps
+            + _normal(_mix64(keys[2] + c), body, tail) * ws
+        )
+        old = vth[j]
+        new = np.int32(np.rint(min(max(landing, np.float32(old)), np.float32(vth_max))))
+        vth[j] = new
+        if has_below:
+            shifted = below[j] + np.int32(np.rint(cpl * np.float32(new - old)))
+            below[j] = min(max(shifted, vth_min), vth_max)
+    return verified
