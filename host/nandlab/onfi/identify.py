@@ -1,0 +1,117 @@
+"""ONFI identification: READ ID, parameter page (CRC, majority), READ UNIQUE ID.
+
+Follows the Linux raw NAND core: the first parameter page copy whose CRC
+passes is used; if none does, the bitwise majority of the copies, whose CRC
+must then pass.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from nandlab.errors import ParameterPageCRCError
+from nandlab.onfi.address import ChipGeometry
+from nandlab.onfi.errors import NotOnfiChip, ProfileMismatch, UniqueIdError
+from nandlab.onfi.results import Identification
+from nandlab.onfi_spec import parampage
+from nandlab.onfi_spec.opcodes import (
+    ONFI_SIGNATURE,
+    PARAMETER_PAGE_BYTES,
+    PARAMETER_PAGE_COPIES,
+    READ_ID_ONFI_ADDRESS,
+    UNIQUE_ID_BYTES,
+    UNIQUE_ID_COPIES,
+)
+from nandlab.profiles import Profile
+
+if TYPE_CHECKING:
+    from nandlab.onfi.chip import Chip
+
+JEDEC_ID_BYTES = 8  # read when the bench declares no profile
+
+
+def choose_parameter_page(raw: bytes, copies: int) -> tuple[bytes, int | None]:
+    """(page, copy index) of the first copy whose CRC passes, else (majority, None).
+
+    Raises ParameterPageCRCError when the majority fails its CRC too.
+    """
+    pages = [raw[i * PARAMETER_PAGE_BYTES : (i + 1) * PARAMETER_PAGE_BYTES] for i in range(copies)]
+    for i, page in enumerate(pages):
+        if parampage.crc_ok(page):
+            return page, i
+    voted = parampage.majority(pages)
+    if parampage.crc_ok(voted):
+        return voted, None
+    raise ParameterPageCRCError(
+        f"all {copies} parameter page copies failed their CRC-16, and so did their bitwise "
+        "majority: the chip, the socket or the bus timing is faulty (try a slower timing mode)"
+    )
+
+
+def choose_unique_id(raw: bytes, copies: int) -> tuple[bytes, int]:
+    """(16-byte id, copy index) of the first copy whose second half is its complement."""
+    size = 2 * UNIQUE_ID_BYTES
+    for i in range(copies):
+        chunk = raw[i * size : (i + 1) * size]
+        uid, inverse = chunk[:UNIQUE_ID_BYTES], chunk[UNIQUE_ID_BYTES:]
+        if len(inverse) != UNIQUE_ID_BYTES:
+            break
+        if all(a ^ b == 0xFF for a, b in zip(uid, inverse, strict=True)):
+            return bytes(uid), i
+    raise UniqueIdError(f"none of the {copies} READ UNIQUE ID copies matched its complement")
+
+
+def check_against_profile(
+    ident_fields: dict[str, object], id_bytes: bytes, geometry: ChipGeometry, profile: Profile
+) -> None:
+    """Raise ProfileMismatch naming both sides when the chip is not the declared part."""
+    expected = ChipGeometry.from_profile(profile)
+    problems: list[str] = []
+    if geometry != expected:
+        problems.append(f"geometry: chip {geometry.describe()}; profile {expected.describe()}")
+    for key in ("manufacturer", "model"):
+        declared = getattr(profile.identity, key)
+        if ident_fields.get(key) != declared:
+            problems.append(f"{key}: chip '{ident_fields.get(key)}', profile '{declared}'")
+    declared_id = bytes(profile.identity.id_bytes)
+    if id_bytes[: len(declared_id)] != declared_id:
+        problems.append(f"READ ID: chip {id_bytes.hex(' ')}, profile {declared_id.hex(' ')}")
+    if problems:
+        raise ProfileMismatch(
+            f"the chip does not match profile {profile.name}:\n  " + "\n  ".join(problems)
+        )
+
+
+def identify_target(chip: Chip, profile: Profile | None) -> tuple[Identification, ChipGeometry]:
+    """Run the identification sequence through `chip`'s primitive reads."""
+    n_id = len(profile.identity.id_bytes) if profile is not None else JEDEC_ID_BYTES
+    id_bytes = chip.read_id(0x00, n_id)
+    signature = chip.read_id(READ_ID_ONFI_ADDRESS, len(ONFI_SIGNATURE))
+    if signature != ONFI_SIGNATURE:
+        raise NotOnfiChip(
+            f"READ ID 20h on CE {chip.ce} returned {signature!r}, not {ONFI_SIGNATURE!r}: no ONFI "
+            "target answers there (empty socket, wrong chip enable, or bus fault)"
+        )
+    copies = PARAMETER_PAGE_COPIES
+    raw_pages = chip.read_parameter_pages(copies)
+    page, copy = choose_parameter_page(raw_pages, copies)
+    fields = parampage.parse(page)
+    geometry = ChipGeometry.from_parameter_page(fields)
+    if profile is not None:
+        check_against_profile(fields, id_bytes, geometry, profile)
+    uid, uid_copy = choose_unique_id(chip.read_unique_id_raw(UNIQUE_ID_COPIES), UNIQUE_ID_COPIES)
+    ident = Identification(
+        id_bytes=id_bytes,
+        onfi_signature=signature,
+        parameter_page=page,
+        parameter_page_copies=tuple(
+            raw_pages[i * PARAMETER_PAGE_BYTES : (i + 1) * PARAMETER_PAGE_BYTES]
+            for i in range(copies)
+        ),
+        parameter_page_copy=copy,
+        majority=copy is None,
+        fields=fields,
+        unique_id=uid.hex(),
+        unique_id_copy=uid_copy,
+    )
+    return ident, geometry

@@ -1,0 +1,25 @@
+"""Transports: run op programs on a bench opened by URL.
+
+`open_bench(url)` parses the URL and returns the transport; today `sim://`
+(virtual dies in-process). See `nandlab.transport.url` for the URL forms.
+
+    >>> with open_bench("sim://mlc-64l?seed=7&fresh=1") as bench:  # doctest: +SKIP
+    ...     bench.run(Program().ce(0).cmd(0x70).delay(120).dout(1))
+"""
+
+from __future__ import annotations
+
+from nandlab.transport.base import Transport
+from nandlab.transport.sim import SimTransport
+from nandlab.transport.url import SimOptions, parse_sim_url, scheme_of
+
+
+def open_bench(url: str) -> Transport:
+    """Open the bench a URL names; raises BenchURLError (bad URL) or ProfileError."""
+    scheme = scheme_of(url)
+    if scheme == "sim":
+        return SimTransport.from_options(parse_sim_url(url), url)
+    raise AssertionError(f"scheme {scheme} is listed but not wired")  # pragma: no cover
+
+
+__all__ = ["SimOptions", "SimTransport", "Transport", "open_bench", "parse_sim_url"]

@@ -1,0 +1,64 @@
+"""The transport interface: something that runs op programs on a bench.
+
+Every transport (sim, rtl, ftdi, xdma) runs the same op programs (contract 1)
+and answers, without running anything, whether it supports a capability, so
+the chip layer can refuse an operation before it touches a chip.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from types import TracebackType
+
+from nandlab.ops import Program, Results
+from nandlab.profiles import Profile
+
+
+class Transport(ABC):
+    """Runs op programs on the chip enables (targets) of one bench channel.
+
+    Use as a context manager, or call `close()` when done.
+    """
+
+    url: str
+    """The bench URL this transport was opened with."""
+
+    @property
+    @abstractmethod
+    def targets(self) -> int:
+        """Number of chip enables (targets 0..targets-1)."""
+
+    @property
+    @abstractmethod
+    def profile(self) -> Profile | None:
+        """The chip profile the bench declares for its chips (None if it declares none)."""
+
+    @abstractmethod
+    def run(self, program: Program) -> Results:
+        """Run one op program to its end (or its first error) and return its results."""
+
+    @abstractmethod
+    def supports(self, capability: str) -> bool:
+        """Whether the bench can do `capability` (no chip access).
+
+        Chip capabilities come from the profile's vendor section
+        ("slc_mode", "soft_bit_read"); bench capabilities from the bench
+        ("power", "bake", "wear_fast_forward"). Unknown names answer False.
+        """
+
+    def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
+        """Release the bench; the transport is unusable afterwards."""
+
+    def __enter__(self) -> Transport:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.url}>"

@@ -1,0 +1,432 @@
+"""`sim://` transport: op programs run on virtual dies in-process.
+
+Target (chip enable) k is virtual die k. The transport plays the controller:
+CMD / ADDR / DIN / DOUT drive the die's byte-cycle interface, WAIT_RDY polls
+R/B#, and its pattern generator and comparator serve DIN_PAT / DOUT_CMP. All
+dies share one virtual clock: time spent on one target (bus cycles, busy
+waits, delays) passes for every die.
+
+Behaviour a hardware bench leaves to its firmware is pinned down here:
+
+- A bus instruction before any CE, or CE of a missing target, stops the
+  program with ERROR NO_TARGET.
+- WAIT_RDY past its timeout stops the program with ERROR TIMEOUT.
+- POWER samples the sum of every die's supply current (one supply rail); a
+  window still open at END yields nothing; POWER stop without start is BAD_ARG.
+- TIMING sets the interface timing the bench expects; when the selected die is
+  in another mode this is only recorded (`timing_mismatches`), since the die's
+  own mode decides its bus cycle times. Interfaces other than SDR are BAD_ARG.
+- GPIO WP# (bit 0) drives every die's WP# (one board signal).
+
+Bench instruments: `bake()` (virtual oven), `fast_forward_wear()`,
+`temperature_C`. A bake ages the dies' cells by Arrhenius but takes no bus
+time: the virtual clock does not move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from nandlab.errors import OpProgramError, RangeError, TransportError
+from nandlab.ops import (
+    Addr,
+    BusyRecord,
+    Ce,
+    Cmd,
+    DataRecord,
+    Delay,
+    Din,
+    DinPattern,
+    Dout,
+    DoutCompare,
+    EndRecord,
+    ErrCountRecord,
+    ErrorCode,
+    ErrorRecord,
+    Gpio,
+    Instruction,
+    Interface,
+    Mark,
+    MarkRecord,
+    Power,
+    PowerRecord,
+    Program,
+    Record,
+    Results,
+    Timing,
+    WaitRdy,
+    encode_results,
+    pattern_bytes,
+)
+from nandlab.ops._generated import OP_LAYOUTS, Opcode
+from nandlab.ops.layout import CODE_SHIFT, WORD, unpack
+from nandlab.profiles import Profile, builtin_names, load_profile
+from nandlab.transport.base import Transport
+from nandlab.transport.image import ImageStore, data_root, image_folder
+from nandlab.transport.url import SimOptions
+from nandlab.vchip.die import VirtualDie
+
+U32_MAX = 0xFFFFFFFF
+GPIO_WP_N = 0x01
+
+BENCH_CAPABILITIES = frozenset(
+    {
+        "power",
+        "bake",
+        "wear_fast_forward",
+        "din_pattern",
+        "dout_compare",
+        "cache_read",
+        "cache_program",
+        "multiplane",
+        "copyback",
+    }
+)
+"""What every sim bench can do; chip capabilities come from the profile's vendor section."""
+VENDOR_CAPABILITIES = ("slc_mode", "soft_bit_read")
+
+
+@dataclass(frozen=True)
+class TimingMismatch:
+    """A TIMING instruction whose mode differs from the selected die's mode."""
+
+    index: int
+    expected_mode: int
+    die_mode: int
+
+
+class _Stop(Exception):
+    """Internal: an instruction failed; the program stops with an ERROR record."""
+
+    def __init__(self, code: ErrorCode) -> None:
+        self.code = code
+
+
+class SimTransport(Transport):
+    """Virtual dies behind the op program interface.
+
+    Args:
+        profile: a Profile, a built-in profile name or a profile YAML path.
+        seed: physics seed shared by the dies (die k is chip k of that seed).
+        dies: number of dies / chip enables (1..8).
+        fresh: discard any saved image and start from fresh dies.
+        state_dir: image root (default: $NANDLAB_DATA_DIR or the user data dir).
+        persist: load the image on open and save it on close; False keeps
+            everything in memory.
+        corrupt_param: test aid: each die damages its first N parameter page
+            copies (0..3; 3 = every copy, recovered only by majority).
+        url: the URL to report; built from the options when None.
+    """
+
+    def __init__(
+        self,
+        profile: Profile | str | Path,
+        *,
+        seed: int = 0,
+        dies: int = 1,
+        fresh: bool = False,
+        state_dir: Path | None = None,
+        persist: bool = True,
+        corrupt_param: int = 0,
+        url: str | None = None,
+    ) -> None:
+        self._profile = profile if isinstance(profile, Profile) else load_profile(profile)
+        # user profiles are keyed by content too: two files may share a name
+        name = self._profile.name
+        user_profile = name not in builtin_names() or self._profile != load_profile(name)
+        if not 1 <= dies <= 8:
+            raise RangeError(f"a sim bench has 1..8 dies, not {dies}")
+        if not 0 <= corrupt_param <= 3:
+            raise RangeError(f"corrupt_param {corrupt_param} is outside 0..3")
+        self.seed = seed
+        self.url = url or f"sim://{self._profile.name}?seed={seed}&dies={dies}"
+        self.persist = persist
+        self.timing_mismatches: list[TimingMismatch] = []
+        self.expected_timing_mode = 0
+        self._closed = False
+        self._corrupt = tuple(range(corrupt_param))
+        self._store: ImageStore | None = None
+        self.image_note = "not persisted"
+        image = None
+        if persist:
+            folder = image_folder(data_root(state_dir), self._profile, seed, user_profile)
+            self._store = ImageStore(folder, self._profile, seed)
+            if fresh:
+                self._store.discard()
+                self.image_note = "fresh (image discarded)"
+            else:
+                image = self._store.load()
+                self.image_note = self._store.note or "loaded"
+        self._dies: list[VirtualDie] = []
+        for k in range(dies):
+            saved = image.dies[k] if image is not None and k < len(image.dies) else None
+            die = VirtualDie(
+                self._profile,
+                seed,
+                k,
+                saved.array if saved else None,
+                corrupt_param_copies=self._corrupt,
+            )
+            if saved is not None:
+                die.load_state(saved.state)
+                die.advance(saved.now_ns)
+            self._dies.append(die)
+        self._now = max(d.now_ns for d in self._dies)
+        self._sync()
+
+    @classmethod
+    def from_options(cls, options: SimOptions, url: str) -> SimTransport:
+        return cls(
+            options.profile,
+            seed=options.seed,
+            dies=options.dies,
+            fresh=options.fresh,
+            state_dir=options.state,
+            corrupt_param=options.corrupt_param,
+            url=url,
+        )
+
+    # ------------------------------------------------------------ interface
+
+    @property
+    def targets(self) -> int:
+        return len(self._dies)
+
+    @property
+    def profile(self) -> Profile:
+        return self._profile
+
+    @property
+    def now_ns(self) -> int:
+        """The bench's virtual clock (ns)."""
+        return self._now
+
+    @property
+    def dies(self) -> tuple[VirtualDie, ...]:
+        """The virtual dies, for tests and instruments (the chip layer never uses them)."""
+        return tuple(self._dies)
+
+    def supports(self, capability: str) -> bool:
+        if capability in VENDOR_CAPABILITIES:
+            return getattr(self._profile.vendor, capability) is not None
+        return capability in BENCH_CAPABILITIES
+
+    def run(self, program: Program) -> Results:
+        self._check_open()
+        return self._execute(program)
+
+    def run_encoded(self, words: bytes) -> bytes:
+        """Run an encoded program and return the encoded result stream.
+
+        A malformed program runs nothing and yields ERROR (BAD_OPCODE,
+        TRUNCATED or BAD_ARG, with the failing instruction's index) and END.
+        """
+        self._check_open()
+        try:
+            program = Program.decode(bytes(words))
+        except OpProgramError:
+            code, index = diagnose(bytes(words))
+            return encode_results([ErrorRecord(code, index), EndRecord(0)])
+        return encode_results(self._execute(program))
+
+    def close(self) -> None:
+        """Save the die images (crash-safely) unless persist=False; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._store is not None:
+            self._sync()
+            self._store.save(
+                [d.array for d in self._dies], [d.state_dict() for d in self._dies], self._now
+            )
+
+    # ---------------------------------------------------------- instruments
+
+    @property
+    def temperature_C(self) -> float:
+        """Temperature of the dies outside a bake (the profile's ambient), in °C."""
+        return self._profile.environment.ambient_temp_C
+
+    def bake(self, temp_C: float, hours: float) -> None:
+        """Virtual oven: hold every die at temp_C (°C) for `hours` (>= 0).
+
+        Retention age advances by the Arrhenius factor; no wall time and no bus
+        time passes (the virtual clock is the bus clock, in ns).
+        """
+        self._check_open()
+        if hours < 0:
+            raise RangeError(f"bake time {hours} h must be >= 0")
+        for die in self._dies:
+            die.array.bake(temp_C, hours)
+
+    def fast_forward_wear(self, ce: int, block: int, cycles: int) -> None:
+        """Add `cycles` P/E cycles to `block` of target `ce` without running them."""
+        self._check_open()
+        if not 0 <= ce < len(self._dies):
+            raise RangeError(f"target {ce} is not on this bench: allowed 0..{len(self._dies) - 1}")
+        self._dies[ce].array.add_wear(block, cycles)
+
+    # ----------------------------------------------------------- execution
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise TransportError(f"bench {self.url} is closed")
+
+    def _sync(self) -> None:
+        for die in self._dies:
+            if die.now_ns < self._now:
+                die.advance(self._now - die.now_ns)
+
+    def _execute(self, program: Program) -> Results:
+        results = Results()
+        start = self._now
+        run = _Run(self, start)
+        for index, ins in enumerate(program):
+            try:
+                record = run.step(index, ins)
+            except _Stop as stop:
+                results.append(ErrorRecord(stop.code, index))
+                break
+            finally:
+                self._sync()
+            if record is not None:
+                results.append(record)
+        results.append(EndRecord(self._now - start))
+        return results
+
+
+class _Run:
+    """State of one program run: selected die, open power window."""
+
+    def __init__(self, bench: SimTransport, start_ns: int) -> None:
+        self.bench = bench
+        self.start_ns = start_ns
+        self.die: VirtualDie | None = None
+        self.window: tuple[int, int] | None = None  # (t0_ns, period_ns)
+
+    def _selected(self) -> VirtualDie:
+        if self.die is None:
+            raise _Stop(ErrorCode.NO_TARGET)
+        return self.die
+
+    def _tick(self, die: VirtualDie) -> None:
+        self.bench._now = max(self.bench._now, die.now_ns)
+
+    def step(self, index: int, ins: Instruction) -> Record | None:
+        bench = self.bench
+        if isinstance(ins, Ce):
+            if ins.target >= len(bench._dies):
+                raise _Stop(ErrorCode.NO_TARGET)
+            self.die = bench._dies[ins.target]
+            return None
+        if isinstance(ins, Delay):
+            bench._now += ins.ns
+            return None
+        if isinstance(ins, Mark):
+            return MarkRecord(ins.id, bench._now - self.start_ns)
+        if isinstance(ins, Power):
+            return self._power(ins)
+        if isinstance(ins, Timing):
+            if ins.interface != Interface.SDR:
+                raise _Stop(ErrorCode.BAD_ARG)
+            bench.expected_timing_mode = ins.mode
+            die = self.die
+            if die is not None and die.timing_mode != ins.mode:
+                bench.timing_mismatches.append(TimingMismatch(index, ins.mode, die.timing_mode))
+            return None
+        if isinstance(ins, Gpio):
+            if ins.mask & GPIO_WP_N:
+                for d in bench._dies:
+                    d.set_wp(not ins.value & GPIO_WP_N)
+            return None
+        die = self._selected()
+        try:
+            return self._bus(index, ins, die)
+        finally:
+            self._tick(die)
+
+    def _bus(self, index: int, ins: Instruction, die: VirtualDie) -> Record | None:
+        if isinstance(ins, Cmd):
+            die.cmd(ins.byte)
+        elif isinstance(ins, Addr):
+            for byte in ins.data:
+                die.addr(byte)
+        elif isinstance(ins, Din):
+            die.write(ins.data)
+        elif isinstance(ins, DinPattern):
+            die.write(pattern_bytes(ins.pattern, ins.seed, ins.n))
+        elif isinstance(ins, Dout):
+            return DataRecord(die.read(ins.n))
+        elif isinstance(ins, DoutCompare):
+            read = die.read(ins.n)
+            expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
+            return ErrCountRecord(ins.chunk, error_counts(read, expected, ins.chunk).tolist())
+        elif isinstance(ins, WaitRdy):
+            busy = die.wait_ready(ins.timeout_ns)
+            if busy is None:
+                raise _Stop(ErrorCode.TIMEOUT)
+            return BusyRecord(index, min(busy, U32_MAX))
+        else:
+            raise _Stop(ErrorCode.BAD_OPCODE)
+        return None
+
+    def _power(self, ins: Power) -> Record | None:
+        bench = self.bench
+        if ins.start:
+            self.window = (bench._now, ins.period_ns)
+            return None
+        if self.window is None:
+            raise _Stop(ErrorCode.BAD_ARG)
+        t0, period = self.window
+        self.window = None
+        total: np.ndarray | None = None
+        for die in bench._dies:
+            trace = np.asarray(die.current_trace(t0, bench._now, period), dtype=np.int64)
+            total = trace if total is None else total + trace
+        assert total is not None
+        return PowerRecord(period, np.clip(total, 0, U32_MAX).tolist())
+
+
+def error_counts(read: bytes, expected: bytes, chunk: int) -> np.ndarray:
+    """Per-chunk (bits expected 0 read 1, bits expected 1 read 0) counts, shape (chunks, 2)."""
+    got = np.frombuffer(read, dtype=np.uint8)
+    want = np.frombuffer(expected, dtype=np.uint8)
+    starts = np.arange(0, len(got), chunk)
+    rise = np.bitwise_count(got & ~want).astype(np.int64)
+    fall = np.bitwise_count(~got & want).astype(np.int64)
+    return np.stack([np.add.reduceat(rise, starts), np.add.reduceat(fall, starts)], axis=1)
+
+
+def diagnose(words: bytes) -> tuple[ErrorCode, int]:
+    """Why `Program.decode` rejects `words`: (error code, index of the failing instruction)."""
+    nwords = len(words) // 4
+    pos = index = 0
+    while pos < nwords:
+        (header,) = WORD.unpack_from(words, 4 * pos)
+        code = header >> CODE_SHIFT
+        if code == Opcode.END:
+            if len(words) % 4:
+                return ErrorCode.TRUNCATED, index
+            return ErrorCode.BAD_ARG, index  # END arg set, or words after END
+        layout = OP_LAYOUTS.get(code)
+        if layout is None:
+            return ErrorCode.BAD_OPCODE, index
+        if header & layout.reserved_mask:
+            return ErrorCode.BAD_ARG, index
+        try:
+            _, end = unpack(layout, words, pos)
+        except OpProgramError as exc:
+            truncated = "truncated" in str(exc)
+            return (ErrorCode.TRUNCATED if truncated else ErrorCode.BAD_ARG), index
+        try:
+            Program.decode(words[4 * pos : 4 * end] + _END_WORD)
+        except OpProgramError:
+            return ErrorCode.BAD_ARG, index
+        pos, index = end, index + 1
+    return ErrorCode.TRUNCATED, index
+
+
+_END_WORD = WORD.pack(Opcode.END << CODE_SHIFT)

@@ -1,0 +1,133 @@
+"""Bench URLs, in the manner of pyftdi's device URLs.
+
+A URL names the transport (its scheme) and the transport's options::
+
+    sim://mlc-64l?seed=7&dies=2          built-in profile by name
+    sim:///abs/path/to/part.yaml         user profile by absolute path
+    sim://?profile=rel/path/part.yaml    user profile by any path
+
+Options of `sim://`: seed=N (physics seed, default 0), dies=K (chip enables,
+1..8, default 1), fresh=1 (discard the saved die image), state=DIR (where die
+images live), and, as a test aid, corrupt_param=N (0..3: the dies damage their
+first N parameter page copies; 3 leaves only the bitwise majority intact).
+
+Parsing only checks the form; loading the profile is the transport's job, so
+an unknown profile surfaces as the loader's ProfileError.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+from nandlab.errors import BenchURLError
+
+SIM_FORM = "sim://PROFILE?seed=N&dies=K&fresh=1&state=DIR (or sim:///path/profile.yaml, sim://?profile=PATH)"
+MAX_SIM_DIES = 8
+
+
+@dataclass(frozen=True)
+class SimOptions:
+    """Options of a `sim://` bench.
+
+    profile: built-in profile name or path to a profile YAML.
+    seed: seed of the virtual dies' physics (>= 0).
+    dies: virtual dies, one per chip enable (1..8).
+    fresh: start from fresh dies, discarding any saved die image.
+    state: folder holding die images (default: the user data dir).
+    corrupt_param: test aid: the dies corrupt this many leading parameter
+        page copies (0..3), to exercise the CRC / majority paths.
+    """
+
+    profile: str
+    seed: int = 0
+    dies: int = 1
+    fresh: bool = False
+    state: Path | None = None
+    corrupt_param: int = 0
+
+
+def _scheme(url: str) -> str:
+    if "://" not in url:
+        raise BenchURLError(f"bench URL '{url}' has no scheme: use {SIM_FORM}")
+    return url.split("://", 1)[0].lower()
+
+
+def _int_option(url: str, key: str, value: str, lo: int, hi: int | None) -> int:
+    try:
+        number = int(value, 10)
+    except ValueError:
+        number = None
+    allowed = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+    if number is None or number < lo or (hi is not None and number > hi):
+        raise BenchURLError(
+            f"bench URL '{url}': {key}='{value}' is not an integer in {allowed}; form: {SIM_FORM}"
+        )
+    return number
+
+
+def parse_sim_url(url: str) -> SimOptions:
+    """Parse a `sim://` URL; raises BenchURLError naming the fault and the allowed form."""
+    if _scheme(url) != "sim":
+        raise BenchURLError(f"'{url}' is not a sim:// URL: use {SIM_FORM}")
+    parts = urlsplit(url)
+    if parts.fragment:
+        raise BenchURLError(f"bench URL '{url}': no #fragment is allowed; form: {SIM_FORM}")
+    try:
+        pairs = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
+    except ValueError:
+        raise BenchURLError(f"bench URL '{url}': malformed query; form: {SIM_FORM}") from None
+    query: dict[str, str] = {}
+    for key, value in pairs:
+        if key not in _SIM_KEYS:
+            raise BenchURLError(
+                f"bench URL '{url}': unknown option '{key}': allowed "
+                f"{', '.join(sorted(_SIM_KEYS))}; form: {SIM_FORM}"
+            )
+        if key in query:
+            raise BenchURLError(f"bench URL '{url}': option '{key}' given twice")
+        query[key] = value
+
+    host_profile = parts.netloc
+    path_profile = parts.path if parts.path not in ("", "/") else ""
+    if host_profile and path_profile:
+        raise BenchURLError(
+            f"bench URL '{url}': give either a built-in profile name or a path, not both; "
+            f"form: {SIM_FORM}"
+        )
+    named = [p for p in (host_profile, path_profile, query.get("profile", "")) if p]
+    if not named:
+        raise BenchURLError(f"bench URL '{url}' names no chip profile; form: {SIM_FORM}")
+    if len(named) > 1:
+        raise BenchURLError(f"bench URL '{url}' names the profile twice; form: {SIM_FORM}")
+
+    fresh = query.get("fresh", "0")
+    if fresh not in ("0", "1"):
+        raise BenchURLError(f"bench URL '{url}': fresh='{fresh}' must be 0 or 1; form: {SIM_FORM}")
+    state = query.get("state")
+    if state == "":
+        raise BenchURLError(f"bench URL '{url}': state= needs a folder; form: {SIM_FORM}")
+    return SimOptions(
+        profile=named[0],
+        seed=_int_option(url, "seed", query.get("seed", "0"), 0, None),
+        dies=_int_option(url, "dies", query.get("dies", "1"), 1, MAX_SIM_DIES),
+        fresh=fresh == "1",
+        state=Path(state).expanduser() if state else None,
+        corrupt_param=_int_option(url, "corrupt_param", query.get("corrupt_param", "0"), 0, 3),
+    )
+
+
+_SIM_KEYS = frozenset({"seed", "dies", "fresh", "state", "profile", "corrupt_param"})
+KNOWN_SCHEMES = ("sim",)
+
+
+def scheme_of(url: str) -> str:
+    """The URL's scheme, checked against the transports this build provides."""
+    scheme = _scheme(url)
+    if scheme not in KNOWN_SCHEMES:
+        raise BenchURLError(
+            f"bench URL '{url}': unknown transport '{scheme}://': available "
+            f"{', '.join(s + '://' for s in KNOWN_SCHEMES)}; form: {SIM_FORM}"
+        )
+    return scheme
