@@ -35,6 +35,7 @@ from nandlab.errors import (
     UnsupportedCapability,
 )
 from nandlab.onfi.address import ChipGeometry
+from nandlab.onfi.bbt import BadBlockTable
 from nandlab.onfi.identify import identify_target
 from nandlab.onfi.ops_builder import OpsBuilder
 from nandlab.onfi.results import Identification, OpResult, PageRead
@@ -73,7 +74,7 @@ class Chip:
         self._ident: Identification | None = None
         self._geometry: ChipGeometry | None = None
         self._timing_mode = 0
-        self._bad: dict[int, bool] = {}
+        self._bbt: BadBlockTable | None = None
 
     # ------------------------------------------------------------------ basics
 
@@ -331,17 +332,21 @@ class Chip:
     # ------------------------------------------------------------ bad blocks
 
     def is_bad_block(self, block: int) -> bool:
-        """Factory bad-block marker: first spare byte of page 0 != FFh. Cached per Chip.
+        """Factory bad-block marker (first spare byte of page 0 != FFh), read once per block.
 
-        A block whose page 0 was programmed with a non-FFh first spare byte
-        also reads as bad: keep that byte FFh, as flash layouts do.
+        The answer is kept in the chip's persistent bad-block table (`BadBlockTable`),
+        because once a block has been programmed its spare byte no longer says anything.
         """
         geo = self.geometry
         geo.check_block(block)
-        if block not in self._bad:
+        if self._bbt is None:
+            self._bbt = BadBlockTable.for_chip(self.identification.unique_id)
+        bad = self._bbt.get(block)
+        if bad is None:
             page = self._read(block, 0, slc=False, column=geo.page_bytes, length=1)
-            self._bad[block] = page.data[0] != 0xFF
-        return self._bad[block]
+            bad = page.data[0] != 0xFF
+            self._bbt.record(block, bad)
+        return bad
 
     def _refuse_bad(self, blocks: Sequence[int], force: bool, what: str) -> None:
         if force:

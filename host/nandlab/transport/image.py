@@ -20,29 +20,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
+from nandlab.paths import write_atomic
 from nandlab.profiles import Profile
 from nandlab.vchip.array import CellArray
 
 IMAGE_FORMAT = 1
-ENV_DATA_DIR = "NANDLAB_DATA_DIR"
 MANIFEST = "manifest.json"
-
-
-def data_root(state: Path | None = None) -> Path:
-    """Folder holding die images: `state`, else $NANDLAB_DATA_DIR, else the user data dir."""
-    if state is not None:
-        return Path(state)
-    env = os.environ.get(ENV_DATA_DIR)
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_data_dir("nandlab"))
 
 
 def profile_hash(profile: Profile) -> str:
@@ -56,21 +43,6 @@ def image_folder(root: Path, profile: Profile, seed: int, user_profile: bool) ->
     if user_profile:
         key += "-" + profile_hash(profile)[:12]
     return root / "sim" / key
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to `path` via a temp file, fsync and os.replace."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @dataclass

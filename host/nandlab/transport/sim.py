@@ -63,9 +63,10 @@ from nandlab.ops import (
 )
 from nandlab.ops._generated import OP_LAYOUTS, Opcode
 from nandlab.ops.layout import CODE_SHIFT, WORD, unpack
+from nandlab.paths import data_root
 from nandlab.profiles import Profile, builtin_names, load_profile
 from nandlab.transport.base import Transport
-from nandlab.transport.image import ImageStore, data_root, image_folder
+from nandlab.transport.image import ImageStore, image_folder
 from nandlab.transport.url import SimOptions
 from nandlab.vchip.die import VirtualDie
 

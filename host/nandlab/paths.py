@@ -1,0 +1,36 @@
+"""Where nandlab keeps state on disk, and how it writes files crash-safely."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import platformdirs
+
+ENV_DATA_DIR = "NANDLAB_DATA_DIR"
+
+
+def data_root(override: Path | None = None) -> Path:
+    """nandlab's data folder: `override`, else $NANDLAB_DATA_DIR, else the user data dir."""
+    if override is not None:
+        return Path(override)
+    env = os.environ.get(ENV_DATA_DIR)
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir("nandlab"))
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to `path` via a temp file in the same folder, fsync and os.replace."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
