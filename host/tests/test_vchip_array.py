@@ -294,6 +294,7 @@ def test_reads_of_other_wls_disturb_erased_cells(mlc: Profile) -> None:
     def conducting() -> int:
         return int(np.unpackbits(a.sense(1, 0, ref, False)).sum())
 
+    a.program(1, 8, random_pages(mlc, 8), False)  # stored: its reads are cheap
     before = conducting()
     for _ in range(2000):
         a.sense(1, 8, 0.0, False)
@@ -302,3 +303,18 @@ def test_reads_of_other_wls_disturb_erased_cells(mlc: Profile) -> None:
     for _ in range(20):  # reading the WL itself does not disturb it
         conducting()
     assert abs(conducting() - after) < 0.002 * mlc.geometry.cells_per_wl
+
+
+@pytest.mark.parametrize(("pec", "age_h", "reads"), [(0, 0.0, 0), (10000, 8760.0, 10**6)])
+def test_erased_read_shortcut_bounds_hold(mlc: Profile, pec: int, age_h: float, reads: int) -> None:
+    """A read of an unprogrammed WL outside these bounds skips the draw: they must be safe."""
+    phys, n = mlc.physics, mlc.geometry.cells_per_wl
+    c = ph.sense_coefficients(phys, pec, age_h, reads)
+    lo, hi = ph.erased_eff_bounds(phys, pec, c)
+    x = ph.erased_vth(phys, 1, 0, 3, 4, pec, n).astype(np.float64)
+    pers = ph.personality(1, 0, 3, 4, n).astype(np.float64)
+    rtn = ph.laplace_table(1, 0, n).astype(np.float64)
+    d = np.maximum(x - c.x0_mV, 0.0)
+    eff = x - c.ret_mean * d - c.ret_dev * pers * np.sqrt(d) + c.rtn_per_unit * rtn
+    eff += c.rd_per_mV * np.maximum(c.vpass_mV - x, 0.0)
+    assert lo < eff.min() and eff.max() < hi

@@ -172,6 +172,9 @@ class Physics(_Strict):
     prog_sigma_mV: float = Field(ge=0, description="static per-cell spread added to programmed Vth")
     wear_sigma_mV_at_10k: float = Field(ge=0, description="extra programmed spread at 10K P/E")
     wear_erased_shift_mV_at_10k: float = Field(ge=0)
+    wear_erased_sigma_mV_at_10k: float = Field(
+        default=0.0, ge=0, description="extra erased-state spread at 10K P/E (adds in quadrature)"
+    )
     wear_exponent: float = Field(default=0.6, gt=0)
     endurance_pec: int = Field(gt=0, description="rated P/E cycles")
     coupling: float = Field(ge=0, le=0.5, description="program interference ratio from next WL")

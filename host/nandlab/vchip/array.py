@@ -86,6 +86,7 @@ class CellArray:
             np.random.PCG64(np.random.SeedSequence([self.seed, self.chip, ph.Stream.READ_NOISE]))
         )
         self._rtn: np.ndarray | None = None  # RTN table and sense buffer: made on first sense
+        self._rtn_size = max(_RTN_TABLE_SIZE, 2 * self._cells)
         self._buf = np.empty(0, dtype=np.bool_)
         codes = [int(sum(b << p for p, b in enumerate(c))) for c in g.gray_code]
         self._native = _StateMap(codes, self._bits, self._phys.verify_mV)
@@ -266,21 +267,29 @@ class CellArray:
         own = blk.own_reads.get(wl, 0)
         w = blk.wls.get(wl)
         if w is not None:
-            vth, pers = w.vth, w.personality
             age = self._age_h - w.age_h
             others = blk.reads - w.reads_base - own
         else:
-            vth = ph.erased_vth(self._phys, self.seed, self.chip, block, wl, blk.pec, self._cells)
-            pers = ph.personality(self.seed, self.chip, block, wl, self._cells)
             age = self._age_h - blk.erase_age_h
             others = blk.reads - own
         c = ph.sense_coefficients(self._phys, blk.pec, age, others)
         blk.reads += 1
         blk.own_reads[wl] = own + 1
+        # the RTN offset is drawn even when unused, so the noise stream does not
+        # depend on which shortcut a read took
+        off = int(self._noise.integers(0, self._rtn_size - self._cells + 1))
+        if w is not None:
+            vth, pers = w.vth, w.personality
+        else:
+            if self._phys.stuck_cell_rate == 0.0:
+                lo, hi = ph.erased_eff_bounds(self._phys, blk.pec, c)
+                if ref_mV > hi or ref_mV < lo:  # every cell answers the same
+                    return np.full(self._nbytes, 0xFF if ref_mV > hi else 0, dtype=np.uint8)
+            vth = ph.erased_vth(self._phys, self.seed, self.chip, block, wl, blk.pec, self._cells)
+            pers = ph.personality(self.seed, self.chip, block, wl, self._cells)
         table = self._rtn_table()
         if self._buf.shape[0] != self._cells:
             self._buf = np.empty(self._cells, dtype=np.bool_)
-        off = int(self._noise.integers(0, table.shape[0] - self._cells + 1))
         sense_kernel(
             vth,
             pers,
@@ -298,9 +307,7 @@ class CellArray:
 
     def _rtn_table(self) -> np.ndarray:
         if self._rtn is None:
-            self._rtn = ph.laplace_table(
-                self.seed, self.chip, max(_RTN_TABLE_SIZE, 2 * self._cells)
-            )
+            self._rtn = ph.laplace_table(self.seed, self.chip, self._rtn_size)
         return self._rtn
 
     # -- time -----------------------------------------------------------------

@@ -179,6 +179,25 @@ def wear_sigma(phys: Physics, pec: int) -> float:
     return phys.wear_sigma_mV_at_10k * wear_factor(phys, pec)
 
 
+def erased_eff_bounds(phys: Physics, erase_count: int, c: SenseCoefficients) -> tuple[float, float]:
+    """Bounds (mV) on every Vth_eff that sensing an unprogrammed WL can produce.
+
+    The draws are bounded by construction (inverse-CDF table, int8 personality,
+    int16 RTN table), so a reference outside these bounds gives a known answer.
+    """
+    z_max = -float(normal_tables()[1][0])
+    wf = wear_factor(phys, erase_count)
+    mean = phys.erased_mean_mV + phys.wear_erased_shift_mV_at_10k * wf
+    sigma = math.hypot(phys.erased_sigma_mV, phys.wear_erased_sigma_mV_at_10k * wf)
+    x_lo, x_hi = math.floor(mean - z_max * sigma), math.ceil(mean + z_max * sigma)
+    d_hi = max(x_hi - c.x0_mV, 0.0)
+    dev = c.ret_dev * 127 * math.sqrt(d_hi)
+    rtn = c.rtn_per_unit * 32767
+    hi = x_hi + dev + c.rd_per_mV * max(c.vpass_mV - x_lo, 0.0) + rtn
+    lo = x_lo - c.ret_mean * d_hi - dev + c.rd_per_mV * max(c.vpass_mV - x_hi, 0.0) - rtn
+    return lo - 1.0, hi + 1.0  # margin for float32 rounding in the kernel
+
+
 def ispp_loops(phys: Physics, top_verify_mV: float) -> int:
     """Program pulses until the slowest cell passes the highest verify level, + 1 verify."""
     ispp = phys.ispp
