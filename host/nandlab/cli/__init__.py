@@ -1,0 +1,1 @@
+"""The `nandlab` command line (Click). Only this package prints."""

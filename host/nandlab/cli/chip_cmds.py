@@ -1,0 +1,395 @@
+"""Commands on one chip: profiles, info, status, read, program, erase, features, offsets."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+
+from nandlab.characterize.patterns import PATTERNS, page_pattern
+from nandlab.cli.common import (
+    fresh_option,
+    json_option,
+    open_chip,
+    parse_int,
+    print_json,
+    require_yes,
+    stdout_console,
+    yes_option,
+)
+from nandlab.errors import UsageError
+from nandlab.onfi_spec.opcodes import Status
+from nandlab.profiles import builtin_names, load_profile
+
+URL = click.argument("url")
+
+
+@click.command()
+@json_option
+def profiles(as_json: bool) -> None:
+    """List the built-in chip profiles."""
+    rows: list[dict[str, Any]] = []
+    for name in builtin_names():
+        p = load_profile(name)
+        g = p.geometry
+        rows.append(
+            {
+                "name": p.name,
+                "cell": g.cell,
+                "page_bytes": g.page_bytes,
+                "spare_bytes": g.spare_bytes,
+                "planes": g.planes,
+                "blocks": g.blocks,
+                "wls_per_block": g.wls_per_block,
+                "virtual": p.virtual,
+                "description": p.description,
+            }
+        )
+    if as_json:
+        print_json({"profiles": rows})
+        return
+    table = Table(title="built-in chip profiles")
+    for col in ("name", "cell", "page (+spare) B", "blocks", "WLs/block", "virtual", "description"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(
+            r["name"],
+            r["cell"].upper(),
+            f"{r['page_bytes']} (+{r['spare_bytes']})",
+            f"{r['blocks']} ({r['planes']} planes)",
+            str(r["wls_per_block"]),
+            "yes" if r["virtual"] else "no",
+            r["description"],
+        )
+    stdout_console().print(table)
+
+
+@click.command()
+@URL
+@fresh_option
+@json_option
+def info(url: str, fresh: bool, as_json: bool) -> None:
+    """Identify the chip: READ ID, ONFI parameter page (CRC), geometry, timing, unique ID."""
+    with open_chip(url, fresh) as (_, chip):
+        ident = chip.identify()
+        geometry = chip.geometry
+    crc = (
+        f"copy {ident.parameter_page_copy} passed its CRC"
+        if ident.parameter_page_copy is not None
+        else f"every copy failed its CRC: bitwise majority of {len(ident.parameter_page_copies)}"
+    )
+    if as_json:
+        doc = ident.to_dict()
+        doc["parameter_page_hex"] = ident.parameter_page.hex()
+        doc["parameter_page_crc"] = crc
+        doc["geometry"] = {
+            "page_bytes": geometry.page_bytes,
+            "spare_bytes": geometry.spare_bytes,
+            "pages_per_block": geometry.pages_per_block,
+            "blocks": geometry.blocks,
+            "planes": geometry.planes,
+            "bits_per_cell": geometry.bits_per_cell,
+            "column_cycles": geometry.column_cycles,
+            "row_cycles": geometry.row_cycles,
+        }
+        print_json(doc)
+        return
+    f = ident.fields
+    modes = [str(m) for m in range(16) if int(f["sdr_timing_modes"]) >> m & 1]
+    table = Table(title=f"{url}", show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value")
+    table.add_row("READ ID 00h", " ".join(f"{b:02X}" for b in ident.id_bytes))
+    table.add_row("READ ID 20h", ident.onfi_signature.decode("ascii", errors="replace"))
+    table.add_row("parameter page", crc)
+    table.add_row("manufacturer / model", f"{f['manufacturer']} / {f['model']}")
+    table.add_row("JEDEC ID", f"{int(f['jedec_id']):02X}h")
+    table.add_row("geometry", geometry.describe())
+    table.add_row("bits per cell", str(f["bits_per_cell"]))
+    table.add_row("endurance", f"{f['endurance_value']}e{f['endurance_multiplier']} P/E cycles")
+    table.add_row("SDR timing modes", ", ".join(modes) or "-")
+    table.add_row(
+        "tR / tPROG / tBERS (max)", f"{f['t_r_us']} / {f['t_prog_us']} / {f['t_bers_us']} µs"
+    )
+    table.add_row("tCCS", f"{f['t_ccs_ns']} ns")
+    table.add_row("unique ID", f"{ident.unique_id} (copy {ident.unique_id_copy})")
+    stdout_console().print(table)
+
+
+def _status_bits(status: int) -> list[str]:
+    return [flag.name or "" for flag in Status if status & flag]
+
+
+@click.command()
+@URL
+@fresh_option
+@json_option
+def status(url: str, fresh: bool, as_json: bool) -> None:
+    """READ STATUS (70h)."""
+    with open_chip(url, fresh) as (_, chip):
+        value = chip.status()
+    if as_json:
+        print_json({"status": value, "status_hex": f"{value:02X}", "bits": _status_bits(value)})
+    else:
+        click.echo(f"status {value:02X}h: {' '.join(_status_bits(value)) or '(no bit set)'}")
+
+
+@click.command()
+@URL
+@click.option("--block", type=int, required=True)
+@click.option("--page", type=int, required=True, help="Page in the block (a WL with --slc).")
+@click.option("--slc", is_flag=True, help="Read in SLC mode (vendor prefix command).")
+@click.option("--plane", type=int, default=None, help="Check the block is on this plane.")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--hex", "as_hex", is_flag=True, help="Print the data as a hex dump.")
+@click.option("--force", is_flag=True, help="Read a block that carries the bad-block marker.")
+@fresh_option
+@json_option
+def read(
+    url: str,
+    block: int,
+    page: int,
+    slc: bool,
+    plane: int | None,
+    out_file: Path | None,
+    as_hex: bool,
+    force: bool,
+    fresh: bool,
+    as_json: bool,
+) -> None:
+    """READ one page (data + spare)."""
+    with open_chip(url, fresh) as (_, chip):
+        got = chip.read_page(block, page, slc=slc, plane=plane, force=force)
+    data = got.data
+    if out_file is not None:
+        out_file.write_bytes(data)
+    zeros = len(data) * 8 - sum(bin(b).count("1") for b in data)
+    doc = {
+        "block": block,
+        "page": page,
+        "slc": slc,
+        "bytes": len(data),
+        "zero_bits": zeros,
+        "busy_us": got.busy_ns / 1000,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "out": str(out_file) if out_file else None,
+    }
+    if as_json:
+        if as_hex:
+            doc["data_hex"] = data.hex()
+        print_json(doc)
+        return
+    click.echo(
+        f"block {block} page {page}{' (SLC)' if slc else ''}: {len(data)} bytes, "
+        f"{zeros} zero bits, tR {got.busy_ns / 1000:.1f} µs"
+        + (f", written to {out_file}" if out_file else "")
+    )
+    if as_hex:
+        for off in range(0, len(data), 16):
+            chunk = data[off : off + 16]
+            click.echo(f"{off:06x}  {chunk.hex(' ')}")
+
+
+@click.command()
+@URL
+@click.option("--block", type=int, required=True)
+@click.option("--page", type=int, required=True, help="Page in the block (a WL with --slc).")
+@click.option("--pattern", type=click.Choice(PATTERNS), default=None)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --pattern random.")
+@click.option(
+    "--in", "in_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None
+)
+@click.option("--slc", is_flag=True, help="Program in SLC mode.")
+@click.option("--force", is_flag=True, help="Program a bad block or a page that is not erased.")
+@yes_option
+@fresh_option
+@json_option
+def program(
+    url: str,
+    block: int,
+    page: int,
+    pattern: str | None,
+    seed: int,
+    in_file: Path | None,
+    slc: bool,
+    force: bool,
+    yes: bool,
+    fresh: bool,
+    as_json: bool,
+) -> None:
+    """PROGRAM one page with a pattern or a file's bytes.
+
+    Patterns keep the bad-block marker byte (the first spare byte) FFh.
+    """
+    if (pattern is None) == (in_file is None):
+        raise UsageError("give exactly one of --pattern (random|checker|zeros|ones) or --in FILE")
+    require_yes(yes, "program")
+    with open_chip(url, fresh) as (_, chip):
+        geo = chip.geometry
+        if in_file is not None:
+            data = in_file.read_bytes()
+        else:
+            assert pattern is not None
+            wl = page if slc else page // geo.bits_per_cell
+            data = page_pattern(
+                pattern,
+                geo.total_bytes,
+                seed=seed,
+                block=block,
+                page=page,
+                wl=wl,
+                marker_column=geo.page_bytes,
+            )
+        result = chip.program_page(block, page, data, slc=slc, force=force)
+    doc = {
+        "block": block,
+        "page": page,
+        "slc": slc,
+        "bytes": len(data),
+        "pattern": pattern,
+        "seed": seed if pattern == "random" else None,
+        "in": str(in_file) if in_file else None,
+        "status": result.status,
+        "busy_us": result.busy_ns / 1000,
+    }
+    if as_json:
+        print_json(doc)
+    else:
+        source = f"pattern {pattern}" if pattern else str(in_file)
+        click.echo(
+            f"programmed block {block} page {page}{' (SLC)' if slc else ''} with {source}: "
+            f"{len(data)} bytes, status {result.status:02X}h, tPROG {result.busy_ns / 1000:.1f} µs"
+        )
+
+
+@click.command()
+@URL
+@click.option("--block", type=int, required=True)
+@click.option("--force", is_flag=True, help="Erase a block that carries the bad-block marker.")
+@yes_option
+@fresh_option
+@json_option
+def erase(url: str, block: int, force: bool, yes: bool, fresh: bool, as_json: bool) -> None:
+    """ERASE one block."""
+    require_yes(yes, "erase")
+    with open_chip(url, fresh) as (_, chip):
+        result = chip.erase_block(block, force=force)
+    if as_json:
+        print_json({"block": block, "status": result.status, "busy_us": result.busy_ns / 1000})
+    else:
+        click.echo(
+            f"erased block {block}: status {result.status:02X}h, "
+            f"tBERS {result.busy_ns / 1000:.1f} µs"
+        )
+
+
+@click.group()
+def features() -> None:
+    """GET / SET FEATURES."""
+
+
+@features.command("get")
+@URL
+@click.argument("fa")
+@fresh_option
+@json_option
+def features_get(url: str, fa: str, fresh: bool, as_json: bool) -> None:
+    """GET FEATURES at address FA (e.g. 0x01, 01h, 1)."""
+    address = parse_int(fa, "feature address", 0, 0xFF)
+    with open_chip(url, fresh) as (_, chip):
+        params = chip.get_feature(address)
+    if as_json:
+        print_json({"feature": address, "params": list(params)})
+    else:
+        click.echo(
+            f"feature {address:02X}h: "
+            + " ".join(f"P{i + 1}={b:02X}h" for i, b in enumerate(params))
+        )
+
+
+@features.command("set")
+@URL
+@click.argument("fa")
+@click.argument("params", nargs=-1, required=True)
+@yes_option
+@fresh_option
+@json_option
+def features_set(
+    url: str, fa: str, params: tuple[str, ...], yes: bool, fresh: bool, as_json: bool
+) -> None:
+    """SET FEATURES at address FA with P1 [P2 P3 P4] (missing ones are 0)."""
+    address = parse_int(fa, "feature address", 0, 0xFF)
+    if len(params) > 4:
+        raise UsageError(f"SET FEATURES takes P1..P4: at most 4 parameters, got {len(params)}")
+    values = [parse_int(p, f"P{i + 1}", 0, 0xFF) for i, p in enumerate(params)]
+    values += [0] * (4 - len(values))
+    require_yes(yes, "features set")
+    with open_chip(url, fresh) as (_, chip):
+        busy = chip.set_feature(address, bytes(values))
+    if as_json:
+        print_json({"feature": address, "params": values, "busy_us": busy / 1000})
+    else:
+        click.echo(
+            f"feature {address:02X}h set to "
+            + " ".join(f"P{i + 1}={b:02X}h" for i, b in enumerate(values))
+            + f" (tFEAT {busy / 1000:.2f} µs)"
+        )
+
+
+@click.group()
+def offsets() -> None:
+    """Read-reference offsets (SET FEATURES), in mV."""
+
+
+@offsets.command("get")
+@URL
+@fresh_option
+@json_option
+def offsets_get(url: str, fresh: bool, as_json: bool) -> None:
+    """Print every read reference's current offset (mV)."""
+    with open_chip(url, fresh) as (_, chip):
+        values = chip.read_offsets_mV()
+    if as_json:
+        print_json({"offsets_mV": values})
+    else:
+        for name, mv in values.items():
+            click.echo(f"{name}: {mv:+g} mV")
+
+
+@offsets.command("set", context_settings={"ignore_unknown_options": True})
+@URL
+@click.argument("reference")
+@click.argument("mv", type=float)
+@click.option("--slc", is_flag=True, help="Set the SLC read reference instead.")
+@yes_option
+@fresh_option
+@json_option
+def offsets_set(
+    url: str, reference: str, mv: float, slc: bool, yes: bool, fresh: bool, as_json: bool
+) -> None:
+    """Set read reference REFERENCE (index or name, e.g. 0 or VREF0) to an offset of MV mV."""
+    require_yes(yes, "offsets set")
+    with open_chip(url, fresh) as (_, chip):
+        refs = chip.profile.read_offsets.references
+        names = [r.name for r in refs]
+        if reference in names:
+            index = names.index(reference)
+        elif reference.isdigit():
+            index = int(reference)
+        elif slc:
+            index = 0
+        else:
+            raise UsageError(
+                f"unknown read reference '{reference}': use 0..{len(refs) - 1} or "
+                f"{', '.join(names)}"
+            )
+        chip.set_read_offset_mV(index, mv, slc=slc)
+        values = chip.read_offsets_mV()
+    if as_json:
+        print_json({"offsets_mV": values})
+    else:
+        for name, value in values.items():
+            click.echo(f"{name}: {value:+g} mV")

@@ -1,0 +1,113 @@
+"""Plots of a run's measurements, as PNG files (Agg renderer, no display).
+
+Figures are built with `matplotlib.figure.Figure` and the Agg canvas
+directly, so nothing depends on pyplot's global backend or state.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    FigureCanvasAgg(fig)
+    tmp = path.with_name(f".{path.stem}.tmp.png")
+    fig.savefig(tmp, dpi=110, format="png")
+    tmp.replace(path)
+    return path
+
+
+def rber_vs_pec(rows: Iterable[Mapping[str, Any]], path: str | Path, title: str = "") -> Path:
+    """RBER (log y) vs P/E cycles, one line per (retention condition, page type).
+
+    Uses rows with operation == "rber"; errors and bits are pooled per point.
+    A point with no error is drawn as an open triangle at 1/bits (an upper bound).
+    """
+    pooled: dict[tuple[str, str], dict[int, list[int]]] = defaultdict(dict)
+    for r in rows:
+        if r.get("operation") != "rber":
+            continue
+        key = (str(r.get("retention_label") or "fresh"), str(r.get("page_type")))
+        acc = pooled[key].setdefault(int(r["pec"]), [0, 0])
+        acc[0] += int(r["errors_0to1"]) + int(r["errors_1to0"])
+        acc[1] += int(r["bits"])
+    fig = Figure(figsize=(7, 4.5))
+    ax = fig.add_subplot()
+    for (label, page_type), points in sorted(pooled.items()):
+        pecs = sorted(points)
+        rates = [points[p][0] / points[p][1] for p in pecs]
+        line = ax.plot(
+            [p for p, r in zip(pecs, rates, strict=True) if r > 0],
+            [r for r in rates if r > 0],
+            marker="o",
+            label=f"{label}, {page_type}",
+        )
+        zero = [p for p, r in zip(pecs, rates, strict=True) if r == 0]
+        if zero:
+            ax.plot(
+                zero,
+                [1.0 / points[p][1] for p in zero],
+                linestyle="none",
+                marker="v",
+                mfc="none",
+                color=line[0].get_color() if line else None,
+                label=f"{label}, {page_type}: 0 errors (< 1/bits)",
+            )
+    ax.set_yscale("log")
+    ax.set_xlabel("P/E cycles")
+    ax.set_ylabel("raw bit error rate (errors / bit)")
+    ax.set_title(title or "RBER vs P/E cycles")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return _save(fig, Path(path))
+
+
+def vth_histograms(
+    states: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    path: str | Path,
+    title: str = "",
+    windows: Sequence[tuple[str, float, float]] = (),
+    styles: Sequence[Mapping[str, Any]] = (),
+) -> Path:
+    """One histogram per state (log y): `states` holds (name, bin centers mV, counts).
+
+    `windows` (reference name, low mV, high mV) are shaded to show which
+    voltages each reference's offset sweep covered. `styles`, if given, holds
+    matplotlib line keywords per series (e.g. color, linestyle).
+    """
+    fig = Figure(figsize=(10, 4.8))
+    ax = fig.add_subplot()
+    for i, (lo_name, lo, hi) in enumerate(windows):
+        ax.axvspan(lo, hi, color="grey", alpha=0.06 + 0.05 * (i % 2), lw=0)
+        ax.text(
+            (lo + hi) / 2,
+            1.0,
+            lo_name,
+            transform=ax.get_xaxis_transform(),
+            ha="center",
+            va="bottom",
+            fontsize=7,
+        )
+    for i, (name, centers, counts) in enumerate(states):
+        c = np.asarray(counts, dtype=float)
+        if c.sum() <= 0:
+            continue
+        style = dict(styles[i]) if i < len(styles) else {}
+        ax.step(np.asarray(centers), np.where(c > 0, c, np.nan), where="mid", label=name, **style)
+    ax.set_yscale("log")
+    ax.set_xlabel("threshold voltage Vth (mV)")
+    ax.set_ylabel("cells per bin")
+    ax.set_title(title or "Vth distribution", pad=14)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.tight_layout()
+    return _save(fig, Path(path))

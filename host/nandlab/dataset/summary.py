@@ -1,0 +1,193 @@
+"""Summaries of measurement rows: pooled RBER, latency, Vth moments, summary.md."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+Row = Mapping[str, Any]
+
+
+def format_rate(errors: int, bits: int) -> str:
+    """'1.2e-04', or '0 in N bits' when nothing failed (so zero always says how many bits)."""
+    if bits == 0:
+        return "n/a"
+    if errors == 0:
+        return f"0 in {bits:.3g} bits"
+    return f"{errors / bits:.2e}"
+
+
+def pooled_rber(rows: Iterable[Row]) -> list[dict[str, Any]]:
+    """Pool rows with operation "rber" per (pec, retention, page type), in measuring order."""
+    acc: dict[tuple[int, str, str], dict[str, Any]] = {}
+    for r in rows:
+        if r.get("operation") != "rber":
+            continue
+        retention = str(r.get("retention_label") or "fresh")
+        key = (int(r["pec"]), retention, str(r["page_type"]))
+        a = acc.setdefault(
+            key,
+            {
+                "pec": key[0],
+                "retention": retention,
+                "page_type": key[2],
+                "fast_forwarded": bool(r.get("fast_forwarded")),
+                "pages": 0,
+                "bits": 0,
+                "errors_0to1": 0,
+                "errors_1to0": 0,
+            },
+        )
+        a["pages"] += 1
+        a["bits"] += int(r["bits"])
+        a["errors_0to1"] += int(r["errors_0to1"])
+        a["errors_1to0"] += int(r["errors_1to0"])
+    out = list(acc.values())
+    for a in out:
+        errors = a["errors_0to1"] + a["errors_1to0"]
+        a["rber"] = errors / a["bits"] if a["bits"] else None
+        a["rber_text"] = format_rate(errors, a["bits"])
+    return out
+
+
+def pooled_latency(rows: Iterable[Row]) -> list[dict[str, Any]]:
+    """Mean / min / max latency (µs) and mean energy (µJ) per operation and page type."""
+    acc: dict[tuple[str, str], list[tuple[float, float | None]]] = defaultdict(list)
+    for r in rows:
+        if r.get("operation") in ("read", "program", "erase") and r.get("latency_us") is not None:
+            key = (str(r["operation"]), str(r.get("page_type") or "-"))
+            acc[key].append((float(r["latency_us"]), r.get("energy_uJ")))
+    out = []
+    for (op, page_type), values in acc.items():
+        lat = [v[0] for v in values]
+        energy = [float(v[1]) for v in values if v[1] is not None]
+        out.append(
+            {
+                "operation": op,
+                "page_type": page_type,
+                "n": len(lat),
+                "mean_us": sum(lat) / len(lat),
+                "min_us": min(lat),
+                "max_us": max(lat),
+                "mean_energy_uJ": sum(energy) / len(energy) if energy else None,
+            }
+        )
+    return out
+
+
+def vth_moments(rows: Iterable[Row]) -> list[dict[str, Any]]:
+    """Mean and sigma (mV) per (pec, retention, block, wl, state) from "vth" histogram rows."""
+    acc: dict[tuple[int, str, int, int, str], list[tuple[float, int]]] = defaultdict(list)
+    for r in rows:
+        if r.get("operation") == "vth" and r.get("vth_mV") is not None:
+            key = (
+                int(r.get("pec") or 0),
+                str(r.get("retention_label") or "fresh"),
+                int(r["block"]),
+                int(r["wl"]),
+                str(r["state"]),
+            )
+            acc[key].append((float(r["vth_mV"]), int(r["cells"])))
+    out = []
+    for (pec, retention, block, wl, state), bins in acc.items():
+        n = sum(c for _, c in bins)
+        if n == 0:
+            continue
+        mean = sum(v * c for v, c in bins) / n
+        var = sum(c * (v - mean) ** 2 for v, c in bins) / n
+        out.append(
+            {
+                "pec": pec,
+                "retention": retention,
+                "block": block,
+                "wl": wl,
+                "state": state,
+                "cells_in_range": n,
+                "mean_mV": mean,
+                "sigma_mV": var**0.5,
+            }
+        )
+    return out
+
+
+def _md_table(header: list[str], body: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in body]
+    return "\n".join(lines)
+
+
+def summary_markdown(
+    meta: Mapping[str, Any], rows: Sequence[Row], notes: Iterable[str] = ()
+) -> str:
+    """The run's summary.md: what ran, then RBER, Vth and latency tables."""
+    parts = [f"# {meta.get('command', 'nandlab run')}", ""]
+    for key in ("profile", "bench_url", "seed", "nandlab_version", "start_utc", "stop_utc"):
+        if meta.get(key) is not None:
+            parts.append(f"- {key}: `{meta[key]}`")
+    parts.append(f"- measurement rows: {len(rows)}")
+    parts += [f"- {n}" for n in notes]
+    rber = pooled_rber(rows)
+    if rber:
+        parts += ["", "## Raw bit error rate", ""]
+        parts.append(
+            _md_table(
+                ["P/E", "retention", "page type", "bits", "errors 0->1", "errors 1->0", "RBER"],
+                [
+                    [
+                        str(a["pec"]) + (" (ff)" if a["fast_forwarded"] else ""),
+                        a["retention"],
+                        a["page_type"],
+                        f"{a['bits']}",
+                        str(a["errors_0to1"]),
+                        str(a["errors_1to0"]),
+                        a["rber_text"],
+                    ]
+                    for a in rber
+                ],
+            )
+        )
+        parts.append("")
+        parts.append("(ff): wear fast-forwarded to N-1 cycles on the virtual die, last cycle real.")
+    moments = vth_moments(rows)
+    if moments:
+        parts += ["", "## Vth distribution (cells inside the offset sweep range)", ""]
+        parts.append(
+            _md_table(
+                ["P/E", "retention", "block", "WL", "state", "cells", "mean mV", "sigma mV"],
+                [
+                    [
+                        str(m["pec"]),
+                        m["retention"],
+                        str(m["block"]),
+                        str(m["wl"]),
+                        m["state"],
+                        str(m["cells_in_range"]),
+                        f"{m['mean_mV']:.0f}",
+                        f"{m['sigma_mV']:.0f}",
+                    ]
+                    for m in moments
+                ],
+            )
+        )
+    latency = pooled_latency(rows)
+    if latency:
+        parts += ["", "## Latency", ""]
+        parts.append(
+            _md_table(
+                ["operation", "page type", "n", "mean µs", "min µs", "max µs", "energy µJ"],
+                [
+                    [
+                        a["operation"],
+                        a["page_type"],
+                        str(a["n"]),
+                        f"{a['mean_us']:.1f}",
+                        f"{a['min_us']:.1f}",
+                        f"{a['max_us']:.1f}",
+                        "-" if a["mean_energy_uJ"] is None else f"{a['mean_energy_uJ']:.2f}",
+                    ]
+                    for a in latency
+                ],
+            )
+        )
+    return "\n".join(parts) + "\n"

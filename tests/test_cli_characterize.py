@@ -1,0 +1,155 @@
+"""End-to-end: vth, rber and demo on a virtual MLC die (few WLs, coarse bins: fast)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+URL = "sim://mlc-64l?seed=3"
+
+from nandlab.dataset import read_measurements
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def test_vth_writes_plot_and_ordered_state_histograms(run_json, tmp_path: Path):
+    doc = run_json(
+        "vth",
+        URL,
+        "--block",
+        "12",
+        "--wl",
+        "3",
+        "--step",
+        "4",
+        "--yes",
+        "--fresh",
+        "--out",
+        str(tmp_path / "runs"),
+    )
+    states = doc["states"]
+    assert [s["state"] for s in states] == ["L0", "L1", "L2", "L3"]
+    means = [s["mean_mV"] for s in states]
+    assert means == sorted(means)
+    for s in states:
+        assert len(s["centers_mV"]) == len(s["counts"]) > 0
+        assert s["in_range"] + s["below_range"] + s["above_range"] > 0.98 * s["cells"]
+    assert (
+        states[0]["below_range"] > states[0]["in_range"]
+    )  # the DAC cannot reach most of L0
+    run_dir = Path(doc["run_dir"])
+    pngs = list((run_dir / "plots").glob("*.png"))
+    assert pngs and pngs[0].read_bytes()[:8] == PNG_MAGIC
+    table = read_measurements(run_dir)
+    assert set(table.column("operation").to_pylist()) == {"vth"}
+    assert json.loads((run_dir / "run.json").read_text())["profile"] == "mlc-64l"
+
+
+def test_vth_no_program_reads_a_known_pattern(run, run_json):
+    assert (
+        run(
+            "vth", URL, "--block", "12", "--wl", "0", "--step", "8", "--fresh"
+        ).exit_code
+        == 2
+    )
+    run_json(
+        "vth",
+        URL,
+        "--block",
+        "12",
+        "--wl",
+        "0",
+        "--step",
+        "8",
+        "--seed",
+        "4",
+        "--yes",
+        "--fresh",
+    )
+    doc = run_json(
+        "vth",
+        URL,
+        "--block",
+        "12",
+        "--wl",
+        "0",
+        "--step",
+        "8",
+        "--seed",
+        "4",
+        "--no-program",
+    )
+    means = [s["mean_mV"] for s in doc["states"]]
+    assert means == sorted(means)
+
+
+def _rate(doc) -> float:
+    summary = doc["summary"]
+    return sum(a["errors_0to1"] + a["errors_1to0"] for a in summary) / sum(
+        a["bits"] for a in summary
+    )
+
+
+def test_rber_grows_with_wear_and_retention(run_json):
+    fresh = run_json(
+        "rber", URL, "--block", "20", "--pec", "0", "--wls", "0-1", "--yes", "--fresh"
+    )
+    worn = run_json(
+        "rber",
+        URL,
+        "--block",
+        "21",
+        "--pec",
+        "10000",
+        "--retention",
+        "1y@30C",
+        "--wls",
+        "0-1",
+        "--yes",
+    )
+    assert worn["fast_forwarded"] is True and worn["retention"] == "1y@30C"
+    assert {a["page_type"] for a in worn["summary"]} == {"LSB", "MSB"}
+    assert all(p["bits"] == (16384 + 1952) * 8 for p in worn["pages"])
+    assert _rate(worn) > _rate(fresh)
+    assert _rate(worn) > 1e-4
+
+
+def test_rber_needs_yes(run):
+    result = run("rber", URL, "--block", "20", "--pec", "0")
+    assert result.exit_code == 2 and "--yes" in result.stderr
+
+
+def test_demo_writes_a_dataset(run, tmp_path: Path):
+    result = run(
+        "demo", "--out", str(tmp_path), "--wls", "2", "--vth-step", "8", "--json"
+    )
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    run_dir = Path(doc["run_dir"])
+    meta = json.loads((run_dir / "run.json").read_text())
+    assert (
+        meta["profile"] == "mlc-64l"
+        and meta["stop_utc"]
+        and meta["chips"][0]["unique_id"]
+    )
+    for name in (
+        "rber_vs_pec.png",
+        "vth_pec0.png",
+        "vth_pec3000.png",
+        "vth_pec10000.png",
+    ):
+        assert (run_dir / "plots" / name).read_bytes()[:8] == PNG_MAGIC
+    assert "Raw bit error rate" in (run_dir / "summary.md").read_text()
+    rows = read_measurements(run_dir).to_pylist()
+    rber = [r for r in rows if r["operation"] == "rber"]
+    assert {(r["pec"], r["retention_label"]) for r in rber} == {
+        (p, label) for p in (0, 3000, 10000) for label in ("fresh", "1y@30C")
+    }
+    assert all(r["fast_forwarded"] == (r["pec"] > 1) for r in rber)
+    assert {r["operation"] for r in rows} >= {"read", "program", "erase", "vth"}
+    by_condition = {
+        (a["pec"], a["retention"]): a for a in doc["rber"] if a["page_type"] == "MSB"
+    }
+    assert by_condition[(10000, "1y@30C")]["rber"] > by_condition[(0, "fresh")]["rber"]
+    assert doc["bake_h"] == __import__("pytest").approx(13.6, abs=0.1)
+    assert doc["simulated_chip_time_s"] > 0
