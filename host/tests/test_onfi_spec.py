@@ -52,6 +52,6 @@ def test_build_rejects_long_strings() -> None:
 
 def test_sdr_table_is_monotonic_and_checked() -> None:
     assert [m.tRC for m in SDR_MODES] == [100, 50, 35, 30, 25, 20]
-    assert all(a.tWC >= b.tWC for a, b in zip(SDR_MODES, SDR_MODES[1:]))
+    assert all(a.tWC >= b.tWC for a, b in zip(SDR_MODES, SDR_MODES[1:], strict=False))
     with pytest.raises(ValueError, match="0..5"):
         sdr(6)

@@ -87,7 +87,9 @@ class Geometry(_Strict):
         b = self.bits_per_cell
         codes = self.gray_code
         if len(codes) != 1 << b or any(len(c) != b for c in codes):
-            raise ValueError(f"gray_code must list {1 << b} states of {b} bits each for {self.cell}")
+            raise ValueError(
+                f"gray_code must list {1 << b} states of {b} bits each for {self.cell}"
+            )
         if any(bit not in (0, 1) for c in codes for bit in c):
             raise ValueError("gray_code bits must be 0 or 1")
         if len({tuple(c) for c in codes}) != len(codes):
