@@ -38,7 +38,7 @@ $(STAMP_SYS):
 demo: setup
 	$(BIN)/nandlab demo --out $(DEMO_OUT)
 
-test: setup test-generated test-host test-e2e
+test: setup lint test-generated test-host test-e2e
 
 test-generated: setup
 	$(PY) -m nandlab.ops.codegen --check
