@@ -161,6 +161,19 @@ def _sweep_codes(profile: Profile, r: int, bound: tuple[float, float], code_step
     return sorted(codes)
 
 
+def _packed_words(bits: np.ndarray, n_words: int) -> np.ndarray:
+    """Cells to uint64 words, 64 cells a word (cell j = bit j % 64 of word j // 64, as the
+    page bytes are laid out little-endian), zero-padded: a bool array (..., cells) is packed,
+    a uint8 array of page bytes is taken as it is."""
+    if bits.dtype == np.bool_:
+        bits = np.packbits(bits, axis=-1, bitorder="little")
+    pad = n_words * 8 - bits.shape[-1]
+    if pad:
+        width = [(0, 0)] * (bits.ndim - 1) + [(0, pad)]
+        bits = np.pad(bits, width)
+    return np.ascontiguousarray(bits).view("<u8")
+
+
 def measure_vth(
     chip: Chip,
     profile: Profile,
@@ -187,19 +200,23 @@ def measure_vth(
     reads = 0
     busy: list[int] = []
 
-    def read(page_type: int) -> np.ndarray:
+    def read_raw(page_type: int) -> bytes:
         nonlocal reads
         got = chip.read_page(block, page_of(profile, wl, page_type))
         reads += 1
         busy.append(got.busy_ns)
         progress(f"Vth sweep block {block} WL {wl}", reads, total_reads)
-        return unpack(got.data)
+        return got.data
+
+    def read(page_type: int) -> np.ndarray:
+        return unpack(read_raw(page_type))
 
     centers: list[list[float]] = [[] for _ in range(n_states)]
     bin_refs: list[list[str]] = [[] for _ in range(n_states)]
     counts: list[list[float]] = [[] for _ in range(n_states)]
     below = np.zeros(n_states, dtype=np.int64)
     above = np.zeros(n_states, dtype=np.int64)
+    n_words = -(-len(states) // 64)
     try:
         chip.reset_read_offsets()
         default_bits = {p: read(p) for p in range(profile.geometry.bits_per_cell)}
@@ -212,24 +229,30 @@ def measure_vth(
             below_bit = gray[r][p]
             # Only cells a default read puts next to r can lie in r's window; the rest sit
             # beyond the page's other references and would only add their read noise.
-            near = np.flatnonzero((region == r) | (region == r + 1))
-            states_near = states[near]
+            near = (region == r) | (region == r + 1)
+            # per state, the packed mask of its cells next to r: a step's count is then a
+            # popcount of (page bits said "below r") AND mask, 64 cells per word
+            masks = _packed_words(
+                np.stack([near & (states == s) for s in range(n_states)]), n_words
+            )
             prev: np.ndarray | None = None
             prev_v = 0.0
             codes = sweeps[r]
             for k, code in enumerate(codes):
                 chip.set_read_offset_code(r, code)
-                bits = read(p)
-                is_below = bits == below_bit
-                count = np.bincount(states_near, weights=is_below[near], minlength=n_states).astype(
-                    np.int64
-                )
+                raw = read_raw(p)
+                words = _packed_words(np.frombuffer(raw, dtype=np.uint8), n_words)
+                if not below_bit:
+                    words = ~words  # padding bits are masked out by `masks`
+                count = np.bitwise_count(words & masks).sum(axis=1, dtype=np.int64)
                 v = ref.default_mV + code * ro.step_mV
-                if k == 0 and r == 0:
-                    below = np.bincount(states[is_below & (region == 0)], minlength=n_states)
-                if k == len(codes) - 1 and r == n_refs - 1:
-                    beyond = ~is_below & (region == n_states - 1)
-                    above = np.bincount(states[beyond], minlength=n_states)
+                if (k == 0 and r == 0) or (k == len(codes) - 1 and r == n_refs - 1):
+                    is_below = unpack(raw) == below_bit
+                    if k == 0 and r == 0:
+                        below = np.bincount(states[is_below & (region == 0)], minlength=n_states)
+                    if k == len(codes) - 1 and r == n_refs - 1:
+                        beyond = ~is_below & (region == n_states - 1)
+                        above = np.bincount(states[beyond], minlength=n_states)
                 if prev is not None:
                     # The part of the bin inside r's window; a bin that straddles the window
                     # edge (grids of neighbouring references need not align) counts pro rata.

@@ -210,6 +210,61 @@ def unpack(layout: Layout, buf: bytes, pos: int) -> tuple[dict[str, object], int
     return values, cur
 
 
+class _ItemSpec:
+    """Per-class tables of an Item subclass, built once (dataclasses.fields is slow per call).
+
+    `fast` lists (value name, lo, hi) of every plain int value and `lens` (bytes value
+    name, lo, hi) of every byte string whose length is an arg field; together they are
+    exactly the checks of `check` for layouts without `Repeat` items or conditional
+    words. `fast` is None for the other layouts, which always take `check`.
+    """
+
+    __slots__ = ("bool_names", "bytes_names", "fast", "lens", "names")
+
+    def __init__(self, cls: type) -> None:
+        fields = dataclasses.fields(cls)
+        layout: Layout = cls.LAYOUT  # type: ignore[attr-defined]
+        self.names = tuple(f.name for f in fields)
+        self.bytes_names = tuple(f.name for f in fields if f.type == "bytes")
+        self.bool_names = frozenset(f.name for f in fields if f.type == "bool")
+        fast: list[tuple[str, int, int]] | None = []
+        lens: list[tuple[str, int, int]] = []
+        by_field = {f.name: f for f in layout.fields}
+        counted: set[str] = set()
+        for item in layout.trailing:
+            if isinstance(item, Bytes) and item.count in by_field and item.name in self.names:
+                f = by_field[item.count]
+                lens.append((item.name, f.lo, f.hi))
+                counted.add(item.count)
+            elif isinstance(item, Word) and item.when is None and item.name in self.names:
+                fast.append((item.name, item.lo, item.hi))  # type: ignore[union-attr]
+            elif isinstance(item, U64) and item.name in self.names:
+                fast.append((item.name, 0, 2**64 - 1))  # type: ignore[union-attr]
+            else:
+                fast = None
+                break
+        if fast is not None:
+            for f in layout.fields:
+                if f.name in counted:
+                    continue
+                if f.name not in self.names:
+                    fast = None
+                    break
+                fast.append((f.name, f.lo, f.hi))
+        self.fast = tuple(fast) if fast is not None else None
+        self.lens = tuple(lens)
+
+
+_SPECS: dict[type, _ItemSpec] = {}
+
+
+def _spec(cls: type) -> _ItemSpec:
+    spec = _SPECS.get(cls)
+    if spec is None:
+        spec = _SPECS[cls] = _ItemSpec(cls)
+    return spec
+
+
 class Item:
     """Base of instructions and result records: a frozen dataclass laid out by `LAYOUT`.
 
@@ -221,28 +276,47 @@ class Item:
     LAYOUT: ClassVar[Layout]
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
-            value = getattr(self, f.name)
-            if f.type == "bytes":  # annotations are strings (from __future__ import annotations)
+        spec = _SPECS.get(type(self)) or _spec(type(self))
+        d = self.__dict__
+        for name in spec.bytes_names:
+            value = d[name]
+            if type(value) is not bytes:
                 if not isinstance(value, bytes | bytearray | memoryview):
                     raise OpProgramError(
-                        f"{self.LAYOUT.name}.{f.name} must be bytes, got {type(value).__name__}"
+                        f"{self.LAYOUT.name}.{name} must be bytes, got {type(value).__name__}"
                     )
-                object.__setattr__(self, f.name, bytes(value))
+                object.__setattr__(self, name, bytes(value))
+        fast = spec.fast
+        if fast is not None:
+            # The common case (plain ints in range) needs no dict of values; anything
+            # else (numpy ints, bools, out of range) goes through `check`, which accepts
+            # it or raises the error naming the field.
+            for name, lo, hi in fast:
+                value = d[name]
+                if type(value) is not int or not lo <= value <= hi:
+                    break
+            else:
+                for name, lo, hi in spec.lens:
+                    if not lo <= len(d[name]) <= hi:
+                        break
+                else:
+                    return
         check(self.LAYOUT, self.values())
 
     def values(self) -> dict[str, Any]:
         """Values by layout name, as they go on the wire (bool fields as 0 / 1)."""
-        values = {}
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
-            value = getattr(self, f.name)
-            values[f.name] = int(value) if f.type == "bool" and isinstance(value, bool) else value
+        spec = _SPECS.get(type(self)) or _spec(type(self))
+        d = self.__dict__
+        values = {name: d[name] for name in spec.names}
+        for name in spec.bool_names:
+            if isinstance(values[name], bool):
+                values[name] = int(values[name])
         return values
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any]) -> Self:
         """Build from decoded values (those `unpack` returns)."""
-        names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+        names = _spec(cls).names
         return cls(**{name: values[name] for name in names if name in values})
 
     def encode(self) -> bytes:

@@ -25,8 +25,10 @@ time: the virtual clock does not move.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -283,30 +285,63 @@ class SimTransport(Transport):
 
     def _execute(self, program: Program) -> Results:
         results = Results()
+        append = results.append
         start = self._now
         run = _Run(self, start)
+        handlers = run.handlers
+        dies = self._dies
+        die0 = dies[0] if len(dies) == 1 else None
         for index, ins in enumerate(program):
+            handler = handlers.get(type(ins))
             try:
-                record = run.step(index, ins)
+                # a class without its own handler (a subclass) takes the generic path
+                record = run.step(index, ins) if handler is None else handler(index, ins)
             except _Stop as stop:
-                results.append(ErrorRecord(stop.code, index))
+                append(ErrorRecord(stop.code, index))
+                self._sync()
                 break
-            finally:
+            except BaseException:
+                self._sync()
+                raise
+            # every die follows the bench clock (one die: the common case, inlined)
+            if die0 is not None:
+                if die0.now_ns < self._now:
+                    die0.advance(self._now - die0.now_ns)
+            else:
                 self._sync()
             if record is not None:
-                results.append(record)
-        results.append(EndRecord(self._now - start))
+                append(record)
+        append(EndRecord(self._now - start))
         return results
 
 
 class _Run:
-    """State of one program run: selected die, open power window."""
+    """State of one program run: selected die, open power window.
+
+    `handlers` maps each instruction class to the bound method that runs it, so an
+    instruction costs one dict lookup to dispatch.
+    """
 
     def __init__(self, bench: SimTransport, start_ns: int) -> None:
         self.bench = bench
         self.start_ns = start_ns
         self.die: VirtualDie | None = None
         self.window: tuple[int, int] | None = None  # (t0_ns, period_ns)
+        self.handlers: dict[type, Callable[[int, Any], Record | None]] = {
+            Ce: self._ce,
+            Delay: self._delay,
+            Mark: self._mark,
+            Power: self._power_step,
+            Timing: self._timing,
+            Gpio: self._gpio,
+            Cmd: self._cmd,
+            Addr: self._addr,
+            Din: self._din,
+            DinPattern: self._din_pattern,
+            Dout: self._dout,
+            DoutCompare: self._dout_compare,
+            WaitRdy: self._wait_rdy,
+        }
 
     def _selected(self) -> VirtualDie:
         if self.die is None:
@@ -314,65 +349,105 @@ class _Run:
         return self.die
 
     def _tick(self, die: VirtualDie) -> None:
-        self.bench._now = max(self.bench._now, die.now_ns)
+        bench = self.bench
+        if die.now_ns > bench._now:
+            bench._now = die.now_ns
 
     def step(self, index: int, ins: Instruction) -> Record | None:
+        """Run one instruction (dispatch by its class, or its nearest known base class)."""
+        for kind in type(ins).__mro__:
+            handler = self.handlers.get(kind)
+            if handler is not None:
+                return handler(index, ins)
+        self._selected()
+        raise _Stop(ErrorCode.BAD_OPCODE)
+
+    # -- instructions that need no die
+
+    def _ce(self, index: int, ins: Ce) -> None:
+        if ins.target >= len(self.bench._dies):
+            raise _Stop(ErrorCode.NO_TARGET)
+        self.die = self.bench._dies[ins.target]
+
+    def _delay(self, index: int, ins: Delay) -> None:
+        self.bench._now += ins.ns
+
+    def _mark(self, index: int, ins: Mark) -> Record:
+        return MarkRecord(ins.id, self.bench._now - self.start_ns)
+
+    def _power_step(self, index: int, ins: Power) -> Record | None:
+        return self._power(ins)
+
+    def _timing(self, index: int, ins: Timing) -> None:
         bench = self.bench
-        if isinstance(ins, Ce):
-            if ins.target >= len(bench._dies):
-                raise _Stop(ErrorCode.NO_TARGET)
-            self.die = bench._dies[ins.target]
-            return None
-        if isinstance(ins, Delay):
-            bench._now += ins.ns
-            return None
-        if isinstance(ins, Mark):
-            return MarkRecord(ins.id, bench._now - self.start_ns)
-        if isinstance(ins, Power):
-            return self._power(ins)
-        if isinstance(ins, Timing):
-            if ins.interface != Interface.SDR:
-                raise _Stop(ErrorCode.BAD_ARG)
-            bench.expected_timing_mode = ins.mode
-            die = self.die
-            if die is not None and die.timing_mode != ins.mode:
-                bench.timing_mismatches.append(TimingMismatch(index, ins.mode, die.timing_mode))
-            return None
-        if isinstance(ins, Gpio):
-            if ins.mask & GPIO_WP_N:
-                for d in bench._dies:
-                    d.set_wp(not ins.value & GPIO_WP_N)
-            return None
+        if ins.interface != Interface.SDR:
+            raise _Stop(ErrorCode.BAD_ARG)
+        bench.expected_timing_mode = ins.mode
+        die = self.die
+        if die is not None and die.timing_mode != ins.mode:
+            bench.timing_mismatches.append(TimingMismatch(index, ins.mode, die.timing_mode))
+
+    def _gpio(self, index: int, ins: Gpio) -> None:
+        if ins.mask & GPIO_WP_N:
+            for d in self.bench._dies:
+                d.set_wp(not ins.value & GPIO_WP_N)
+
+    # -- bus instructions on the selected die (the clock follows the die)
+
+    def _cmd(self, index: int, ins: Cmd) -> None:
         die = self._selected()
         try:
-            return self._bus(index, ins, die)
+            die.cmd(ins.byte)
         finally:
             self._tick(die)
 
-    def _bus(self, index: int, ins: Instruction, die: VirtualDie) -> Record | None:
-        if isinstance(ins, Cmd):
-            die.cmd(ins.byte)
-        elif isinstance(ins, Addr):
+    def _addr(self, index: int, ins: Addr) -> None:
+        die = self._selected()
+        try:
             for byte in ins.data:
                 die.addr(byte)
-        elif isinstance(ins, Din):
+        finally:
+            self._tick(die)
+
+    def _din(self, index: int, ins: Din) -> None:
+        die = self._selected()
+        try:
             die.write(ins.data)
-        elif isinstance(ins, DinPattern):
+        finally:
+            self._tick(die)
+
+    def _din_pattern(self, index: int, ins: DinPattern) -> None:
+        die = self._selected()
+        try:
             die.write(pattern_bytes(ins.pattern, ins.seed, ins.n))
-        elif isinstance(ins, Dout):
+        finally:
+            self._tick(die)
+
+    def _dout(self, index: int, ins: Dout) -> Record:
+        die = self._selected()
+        try:
             return DataRecord(die.read(ins.n))
-        elif isinstance(ins, DoutCompare):
+        finally:
+            self._tick(die)
+
+    def _dout_compare(self, index: int, ins: DoutCompare) -> Record:
+        die = self._selected()
+        try:
             read = die.read(ins.n)
             expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
             return ErrCountRecord(ins.chunk, error_counts(read, expected, ins.chunk).tolist())
-        elif isinstance(ins, WaitRdy):
+        finally:
+            self._tick(die)
+
+    def _wait_rdy(self, index: int, ins: WaitRdy) -> Record:
+        die = self._selected()
+        try:
             busy = die.wait_ready(ins.timeout_ns)
             if busy is None:
                 raise _Stop(ErrorCode.TIMEOUT)
             return BusyRecord(index, min(busy, U32_MAX))
-        else:
-            raise _Stop(ErrorCode.BAD_OPCODE)
-        return None
+        finally:
+            self._tick(die)
 
     def _power(self, ins: Power) -> Record | None:
         bench = self.bench

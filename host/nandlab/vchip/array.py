@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,11 +23,17 @@ import numpy as np
 from nandlab.errors import AddressError, ProfileError, RangeError
 from nandlab.profiles.model import Profile
 from nandlab.vchip import physics as ph
-from nandlab.vchip.kernel import program_kernel, sense_kernel
+from nandlab.vchip.kernel import (
+    drift_kernel,
+    program_kernel,
+    sense_drifted_kernel,
+    sense_kernel,
+)
 
 _IMAGE_FORMAT = 1
 _RTN_TABLE_SIZE = 1 << 21
 _NO_CELLS = np.empty(0, dtype=np.int16)
+_DRIFT_CACHE_WLS = 4
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,7 @@ class _Block:
     erase_age_h: float = 0.0
     own_reads: dict[int, int] = field(default_factory=dict)  # per WL, since its program
     wls: dict[int, _WordLine] = field(default_factory=dict)
+    version: int = 0  # bumped by every change to a stored Vth (program, erase, wear)
 
 
 class CellArray:
@@ -66,6 +74,10 @@ class CellArray:
     Deterministic from (seed, chip) apart from the per-read noise, which comes
     from a generator that is itself seeded and saved with the die image.
     """
+
+    sense_cache: bool = True
+    """Keep the deterministic part of recently sensed WLs' Vth_eff (retention and read
+    disturb, see `sense`); False computes every sensing from scratch."""
 
     def __init__(self, profile: Profile, seed: int, chip: int = 0) -> None:
         g = profile.geometry
@@ -88,6 +100,8 @@ class CellArray:
         self._rtn: np.ndarray | None = None  # RTN table and sense buffer: made on first sense
         self._rtn_size = max(_RTN_TABLE_SIZE, 2 * self._cells)
         self._buf = np.empty(0, dtype=np.bool_)
+        # (block, wl) -> (key, drifted Vth float32): see `sense`
+        self._drift: dict[tuple[int, int], tuple[tuple[Any, ...], np.ndarray]] = {}
         codes = [int(sum(b << p for p, b in enumerate(c))) for c in g.gray_code]
         self._native = _StateMap(codes, self._bits, self._phys.verify_mV)
         self._slc_map = _StateMap([1, 0], 1, [self._phys.slc_verify_mV])
@@ -167,6 +181,7 @@ class CellArray:
         self._reset_block(blk, blk.pec + cycles)
 
     def _reset_block(self, blk: _Block, pec: int) -> None:
+        blk.version += 1
         blk.pec = pec
         blk.slc = None
         blk.reads = 0
@@ -229,6 +244,7 @@ class CellArray:
         busy = t.t_prog_base_us + loops * (
             phys.ispp.t_loop_us + (levels - 1) * phys.ispp.t_verify_us
         )
+        blk.version += 1  # this WL and, by coupling, the one below changed
         w.pages |= set(data)
         w.programs += 1
         w.age_h = self._age_h
@@ -278,22 +294,33 @@ class CellArray:
         # the RTN offset is drawn even when unused, so the noise stream does not
         # depend on which shortcut a read took
         off = int(self._noise.integers(0, self._rtn_size - self._cells + 1))
-        if w is not None:
-            vth, pers = w.vth, w.personality
-        else:
-            if self._phys.stuck_cell_rate == 0.0:
-                lo, hi = ph.erased_eff_bounds(self._phys, blk.pec, c)
-                if ref_mV > hi or ref_mV < lo:  # every cell answers the same
-                    return np.full(self._nbytes, 0xFF if ref_mV > hi else 0, dtype=np.uint8)
-            vth = ph.erased_vth(self._phys, self.seed, self.chip, block, wl, blk.pec, self._cells)
-            pers = ph.personality(self.seed, self.chip, block, wl, self._cells)
+        if w is None and self._phys.stuck_cell_rate == 0.0:
+            lo, hi = ph.erased_eff_bounds(self._phys, blk.pec, c)
+            if ref_mV > hi or ref_mV < lo:  # every cell answers the same
+                return np.full(self._nbytes, 0xFF if ref_mV > hi else 0, dtype=np.uint8)
+
+        def cells() -> tuple[np.ndarray, np.ndarray]:
+            """Stored Vth and personality of the WL (an erased WL's drawn on demand)."""
+            if w is not None:
+                return w.vth, w.personality
+            return (
+                ph.erased_vth(self._phys, self.seed, self.chip, block, wl, blk.pec, self._cells),
+                ph.personality(self.seed, self.chip, block, wl, self._cells),
+            )
+
         table = self._rtn_table()
         if self._buf.shape[0] != self._cells:
             self._buf = np.empty(self._cells, dtype=np.bool_)
+        rtn = table[off : off + self._cells]
+        if self.sense_cache:
+            drifted = self._drifted(block, wl, blk, c, cells)
+            sense_drifted_kernel(drifted, rtn, self._buf, float(ref_mV), c.rtn_per_unit)
+            return np.packbits(self._buf, bitorder="little")
+        vth, pers = cells()
         sense_kernel(
             vth,
             pers,
-            table[off : off + self._cells],
+            rtn,
             self._buf,
             float(ref_mV),
             c.x0_mV,
@@ -304,6 +331,35 @@ class CellArray:
             c.rtn_per_unit,
         )
         return np.packbits(self._buf, bitorder="little")
+
+    def _drifted(
+        self,
+        block: int,
+        wl: int,
+        blk: _Block,
+        c: ph.SenseCoefficients,
+        cells: Callable[[], tuple[np.ndarray, np.ndarray]],
+    ) -> np.ndarray:
+        """x - retention + read disturb of every cell of the WL (float32), as sense_kernel
+        computes it, kept for the WL while its key holds: the block's Vth version (program,
+        erase, wear), its P/E count and the sense coefficients, which carry the retention
+        age and the read-disturb count. A sweep of one WL pays the drift once; every
+        sensing still draws fresh RTN."""
+        key = (blk.version, blk.pec, c.x0_mV, c.ret_mean, c.ret_dev, c.rd_per_mV, c.vpass_mV)
+        hit = self._drift.get((block, wl))
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        if hit is not None:
+            del self._drift[(block, wl)]
+            out = hit[1]
+        elif len(self._drift) >= _DRIFT_CACHE_WLS:
+            out = self._drift.pop(next(iter(self._drift)))[1]  # the oldest entry
+        else:
+            out = np.empty(self._cells, dtype=np.float32)
+        vth, pers = cells()
+        drift_kernel(vth, pers, out, c.x0_mV, c.ret_mean, c.ret_dev, c.rd_per_mV, c.vpass_mV)
+        self._drift[(block, wl)] = (key, out)
+        return out
 
     def _rtn_table(self) -> np.ndarray:
         if self._rtn is None:
@@ -317,6 +373,7 @@ class CellArray:
         if hours < 0:
             raise RangeError(f"bake time {hours} h must be >= 0")
         self._age_h += hours * ph.arrhenius_factor(self._phys, temp_C)
+        self._drift.clear()  # the age is in the key too; this frees the memory early
 
     def elapse(self, hours: float, temp_C: float | None = None) -> None:
         """Idle for `hours` at temp_C (default: the profile's ambient temperature)."""

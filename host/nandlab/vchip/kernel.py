@@ -54,6 +54,44 @@ def sense_kernel(
         out[i] = eff < ref
 
 
+@njit(cache=True, fastmath=True)
+def drift_kernel(
+    vth: np.ndarray,
+    personality: np.ndarray,
+    out: np.ndarray,
+    x0_mV: float,
+    ret_mean: float,
+    ret_dev: float,
+    rd_per_mV: float,
+    vpass_mV: float,
+) -> None:
+    """out[i] = x - retention + read_disturb (float32): the deterministic part of
+    sense_kernel's Vth_eff, the same terms in the same order."""
+    x0 = np.float32(x0_mV)
+    rm = np.float32(ret_mean)
+    rdev = np.float32(ret_dev)
+    rd = np.float32(rd_per_mV)
+    vp = np.float32(vpass_mV)
+    zero = np.float32(0.0)
+    for i in range(vth.shape[0]):
+        x = np.float32(vth[i])
+        d = max(x - x0, zero)
+        loss = rm * d + rdev * np.float32(personality[i]) * np.sqrt(d)
+        out[i] = x - loss + rd * max(vp - x, zero)
+
+
+@njit(cache=True, fastmath=True)
+def sense_drifted_kernel(
+    drifted: np.ndarray, rtn: np.ndarray, out: np.ndarray, ref_mV: float, rtn_per_unit: float
+) -> None:
+    """out[i] = drifted[i] + rtn < ref_mV: sense_kernel with its deterministic part
+    precomputed by drift_kernel (fresh RTN every call)."""
+    ref = np.float32(ref_mV)
+    rs = np.float32(rtn_per_unit)
+    for i in range(drifted.shape[0]):
+        out[i] = drifted[i] + rs * np.float32(rtn[i]) < ref
+
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
