@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 import nandlab
-from nandlab.cli import campaign_cmds, chip_cmds
+from nandlab.cli import campaign_cmds, chip_cmds, run_cmds
 from nandlab.cli.common import NandlabGroup
 
 
@@ -35,6 +35,7 @@ for command in (
     campaign_cmds.vth,
     campaign_cmds.rber,
     campaign_cmds.demo,
+    *run_cmds.COMMANDS,
 ):
     cli.add_command(command)
 

@@ -111,3 +111,65 @@ def vth_histograms(
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
     return _save(fig, Path(path))
+
+
+def rber_vs_retention(rows: Iterable[Mapping[str, Any]], path: str | Path, title: str = "") -> Path:
+    """RBER (log y) vs retention age (hours at use temperature, log x; fresh drawn at 0.1 h),
+    one line per (P/E, page type). Points with no error are open triangles at 1/bits."""
+    pooled: dict[tuple[int, str], dict[float, list[int]]] = defaultdict(dict)
+    for r in rows:
+        if r.get("operation") != "rber":
+            continue
+        key = (int(r.get("pec") or 0), str(r.get("page_type")))
+        age = max(float(r.get("retention_age_h") or 0.0), 0.1)
+        acc = pooled[key].setdefault(age, [0, 0])
+        acc[0] += int(r["errors_0to1"]) + int(r["errors_1to0"])
+        acc[1] += int(r["bits"])
+    fig = Figure(figsize=(7, 4.5))
+    ax = fig.add_subplot()
+    for (pec, page_type), points in sorted(pooled.items()):
+        ages = sorted(points)
+        rates = [points[a][0] / points[a][1] for a in ages]
+        line = ax.plot(
+            [a for a, r in zip(ages, rates, strict=True) if r > 0],
+            [r for r in rates if r > 0],
+            marker="o",
+            label=f"P/E {pec}, {page_type}",
+        )
+        zero = [a for a, r in zip(ages, rates, strict=True) if r == 0]
+        if zero:
+            ax.plot(
+                zero,
+                [1.0 / points[a][1] for a in zero],
+                linestyle="none",
+                marker="v",
+                mfc="none",
+                color=line[0].get_color() if line else None,
+                label=f"P/E {pec}, {page_type}: 0 errors (< 1/bits)",
+            )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("retention age (hours at use temperature; fresh shown at 0.1 h)")
+    ax.set_ylabel("raw bit error rate (errors / bit)")
+    ax.set_title(title or "RBER vs retention")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return _save(fig, Path(path))
+
+
+def bars(
+    labels: Sequence[str], values: Sequence[float], path: str | Path, ylabel: str, title: str
+) -> Path:
+    """A labelled bar chart (e.g. latency or energy per operation), value printed on each bar."""
+    fig = Figure(figsize=(max(6, 0.9 * len(labels) + 2), 4.5))
+    ax = fig.add_subplot()
+    x = np.arange(len(labels))
+    drawn = ax.bar(x, values, color="tab:blue")
+    ax.bar_label(drawn, fmt="%.3g", fontsize=7)
+    ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    return _save(fig, Path(path))

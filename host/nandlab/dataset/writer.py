@@ -46,6 +46,7 @@ COLUMNS: dict[str, pa.DataType] = {
     "pec": pa.int64(),
     "fast_forwarded": pa.bool_(),
     "fast_forwarded_cycles": pa.int64(),
+    "fast_forward_chip_s": pa.float64(),
     "retention_age_h": pa.float64(),
     "retention_label": pa.string(),
     "bake_temp_C": pa.float64(),
@@ -66,6 +67,15 @@ COLUMNS: dict[str, pa.DataType] = {
     "latency_us": pa.float64(),
     "energy_uJ": pa.float64(),
     "status": pa.int32(),
+    # campaign runs (nandlab.campaign): the unit that measured the row and its conditions
+    "unit": pa.string(),
+    "mode": pa.string(),
+    "chunk": pa.int32(),
+    "disturb_reads": pa.int64(),
+    "offset_mV": pa.float64(),
+    "energy_measured": pa.bool_(),
+    "mean_mA": pa.float64(),
+    "peak_mA": pa.float64(),
 }
 SCHEMA = pa.schema(list(COLUMNS.items()))
 
@@ -173,6 +183,7 @@ class RunWriter:
         }
         self._write_meta()
         self._journal = open(self.dir / JOURNAL, "ab")  # noqa: SIM115 - kept open for the run
+        self._converted: tuple[int, pa.Table, list[dict[str, Any]]] | None = None
         self.closed = False
 
     def _write_meta(self) -> None:
@@ -199,9 +210,22 @@ class RunWriter:
         """True if `step` was completed (checkpointed) by this or an earlier session."""
         return step in self.steps_done
 
+    def _table(self) -> pa.Table:
+        """Every row so far as an arrow table; rows already converted at an earlier checkpoint
+        are kept as a table (rows are only ever appended), so a checkpoint converts the new
+        ones only."""
+        done = self._converted
+        if done is None or done[0] > len(self.rows) or done[2] is not self.rows:
+            done = (0, rows_to_table([]), self.rows)
+        n, table, _ = done
+        if n < len(self.rows):
+            table = pa.concat_tables([table, rows_to_table(self.rows[n:])]).combine_chunks()
+        self._converted = (len(self.rows), table, self.rows)
+        return table
+
     def checkpoint(self, step: str | None = None) -> None:
         """Rewrite measurements.parquet from every row so far (atomically); mark `step` done."""
-        table = rows_to_table(self.rows)
+        table = self._table()
         tmp = self.dir / f".{PARQUET}.tmp"
         pq.write_table(table, tmp)
         with open(tmp, "rb") as f:

@@ -1,0 +1,283 @@
+"""`nandlab report`: summary.md (tables a person reads first) and PNG plots of a run."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nandlab.campaign.runner import read_meta
+from nandlab.dataset.plots import bars, rber_vs_pec, rber_vs_retention, vth_histograms
+from nandlab.dataset.store import RunStore
+from nandlab.dataset.summary import _md_table, format_rate, summary_markdown
+from nandlab.dataset.writer import PLOTS, SUMMARY
+from nandlab.paths import write_atomic
+
+Row = Mapping[str, Any]
+
+
+def rber_by_condition(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    """Pooled RBER per (mode, P/E, retention, disturb reads, temperature, page type)."""
+    acc: dict[tuple[Any, ...], list[int]] = {}
+    for r in rows:
+        if r.get("operation") != "rber":
+            continue
+        key = (
+            str(r.get("mode") or "-"),
+            int(r.get("pec") or 0),
+            str(r.get("retention_label") or "fresh"),
+            int(r.get("disturb_reads") or 0),
+            float(r.get("temp_C") or 0.0),
+            str(r.get("page_type")),
+        )
+        a = acc.setdefault(key, [0, 0, 0, 0])
+        a[0] += int(r["bits"])
+        a[1] += int(r["errors_0to1"])
+        a[2] += int(r["errors_1to0"])
+        a[3] += 1
+    return [
+        {
+            "mode": k[0],
+            "pec": k[1],
+            "retention": k[2],
+            "disturb_reads": k[3],
+            "temp_C": k[4],
+            "page_type": k[5],
+            "bits": a[0],
+            "errors_0to1": a[1],
+            "errors_1to0": a[2],
+            "pages": a[3],
+            "rber": (a[1] + a[2]) / a[0] if a[0] else None,
+            "rber_text": format_rate(a[1] + a[2], a[0]),
+        }
+        for k, a in acc.items()
+    ]
+
+
+def op_stats(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    """Latency and energy per (operation, page type, measured or estimated energy)."""
+    acc: dict[tuple[str, str, bool], list[tuple[float, float | None]]] = defaultdict(list)
+    for r in rows:
+        if r.get("operation") in ("read", "program", "erase") and r.get("latency_us") is not None:
+            key = (
+                str(r["operation"]),
+                str(r.get("page_type") or "-"),
+                bool(r.get("energy_measured")),
+            )
+            acc[key].append((float(r["latency_us"]), r.get("energy_uJ")))
+    out = []
+    for (op, pt, measured), v in sorted(acc.items()):
+        lat = np.array([x[0] for x in v])
+        en = np.array([x[1] for x in v if x[1] is not None], dtype=float)
+        out.append(
+            {
+                "operation": op,
+                "page_type": pt,
+                "measured": measured,
+                "n": len(v),
+                "mean_us": float(lat.mean()),
+                "p99_us": float(np.percentile(lat, 99)),
+                "max_us": float(lat.max()),
+                "mean_uJ": float(en.mean()) if en.size else None,
+            }
+        )
+    return out
+
+
+def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
+    """Write summary.md and plots/*.png of a run (complete or not); returns their paths."""
+    run = Path(run_dir)
+    meta = read_meta(run)
+    store = RunStore(run)
+    try:
+        rows = store.rows()
+        n_units, chip_ns, wall = store.totals()
+    finally:
+        store.close()
+    notes = [
+        f"campaign: `{meta['campaign']}` ({meta['campaign_file']}), "
+        f"status **{meta.get('status')}**, "
+        f"{n_units} of {meta['units']} units",
+        f"chips: {', '.join(c['unique_id'] for c in meta['chips'])}; blocks {meta['blocks']}",
+        f"chip time {chip_ns / 1e9:.4g} s over {wall:.3g} s of unit wall time",
+    ]
+    text = summary_markdown({**meta, "command": f"campaign {meta['campaign']}"}, [], notes)
+    parts = [text.rstrip().replace("- measurement rows: 0", f"- measurement rows: {len(rows)}")]
+    rber = rber_by_condition(rows)
+    if rber:
+        parts += [
+            "",
+            "## RBER by condition",
+            "",
+            "Every rate says how many bits it rests on; 0 errors read '0 in N bits'.",
+            "",
+        ]
+        parts.append(
+            _md_table(
+                [
+                    "mode",
+                    "P/E",
+                    "retention",
+                    "disturb reads",
+                    "page type",
+                    "pages",
+                    "bits",
+                    "errors 0->1",
+                    "errors 1->0",
+                    "RBER",
+                ],
+                [
+                    [
+                        a["mode"],
+                        str(a["pec"]),
+                        a["retention"],
+                        str(a["disturb_reads"]),
+                        a["page_type"],
+                        str(a["pages"]),
+                        str(a["bits"]),
+                        str(a["errors_0to1"]),
+                        str(a["errors_1to0"]),
+                        a["rber_text"],
+                    ]
+                    for a in rber
+                ],
+            )
+        )
+    retry = [r for r in rows if r.get("operation") == "read_retry"]
+    if retry:
+        parts += ["", "## Read retry: best offsets", ""]
+        parts.append(
+            _md_table(
+                ["P/E", "retention", "block", "WL", "page type", "offset codes", "bits", "RBER"],
+                [
+                    [
+                        str(r.get("pec")),
+                        str(r.get("retention_label")),
+                        str(r["block"]),
+                        str(r["wl"]),
+                        str(r["page_type"]),
+                        str(r.get("offsets")),
+                        str(r["bits"]),
+                        format_rate(int(r["errors_0to1"]) + int(r["errors_1to0"]), int(r["bits"])),
+                    ]
+                    for r in retry
+                ],
+            )
+        )
+    stats = op_stats(rows)
+    if stats:
+        parts += [
+            "",
+            "## Latency and energy by operation",
+            "",
+            "energy: *measured* over the POWER window, or *estimated* from the profile's "
+            "supply current x busy time.",
+            "",
+        ]
+        parts.append(
+            _md_table(
+                [
+                    "operation",
+                    "page type",
+                    "energy",
+                    "n",
+                    "mean µs",
+                    "p99 µs",
+                    "max µs",
+                    "mean energy µJ",
+                ],
+                [
+                    [
+                        s["operation"],
+                        s["page_type"],
+                        "measured" if s["measured"] else "estimated",
+                        str(s["n"]),
+                        f"{s['mean_us']:.1f}",
+                        f"{s['p99_us']:.1f}",
+                        f"{s['max_us']:.1f}",
+                        "-" if s["mean_uJ"] is None else f"{s['mean_uJ']:.3f}",
+                    ]
+                    for s in stats
+                ],
+            )
+        )
+    ff = sorted({int(r["pec"]) for r in rows if r.get("fast_forwarded") and r.get("pec")})
+    if ff:
+        parts += [
+            "",
+            f"Wear fast-forwarded on the virtual die (all but the last cycle) for P/E "
+            f"{ff}; the dataset's fast_forwarded column says so per row.",
+        ]
+    summary = run / SUMMARY
+    write_atomic(summary, ("\n".join(parts) + "\n").encode())
+    return summary, _plots(run / PLOTS, rows, rber, stats, meta)
+
+
+def _plots(
+    folder: Path,
+    rows: Sequence[Row],
+    rber: list[dict[str, Any]],
+    stats: list[dict[str, Any]],
+    meta: Mapping[str, Any],
+) -> list[Path]:
+    out: list[Path] = []
+    name = meta["campaign"]
+    if rber:
+        out.append(rber_vs_pec(rows, folder / "rber_vs_pec.png", f"{name}: RBER vs P/E cycles"))
+        out.append(
+            rber_vs_retention(
+                rows, folder / "rber_vs_retention.png", f"{name}: RBER vs retention age"
+            )
+        )
+    hist: dict[tuple[Any, ...], dict[str, dict[float, int]]] = defaultdict(
+        lambda: defaultdict(dict)
+    )
+    for r in rows:
+        if r.get("operation") == "vth" and r.get("vth_mV") is not None:
+            key = (r.get("pec"), r.get("retention_label"), r["block"], r["wl"])
+            hist[key][str(r["state"])][float(r["vth_mV"])] = int(r["cells"])
+    for (pec, ret, block, wl), states in hist.items():
+        series = [
+            (s, np.array(sorted(v)), np.array([v[k] for k in sorted(v)]))
+            for s, v in sorted(states.items())
+        ]
+        out.append(
+            vth_histograms(
+                series,
+                folder / f"vth_pec{pec}_{_slug(ret)}_b{block}_wl{wl}.png",
+                title=f"{name}: Vth per state, block {block} WL {wl}, P/E {pec}, {ret}",
+            )
+        )
+    if stats:
+        labels = [f"{s['operation']} {s['page_type']}" for s in stats]
+        out.append(
+            bars(
+                labels,
+                [s["mean_us"] for s in stats],
+                folder / "latency.png",
+                "mean busy time (µs)",
+                f"{name}: latency by operation",
+            )
+        )
+        measured = [s for s in stats if s["mean_uJ"] is not None]
+        if measured:
+            out.append(
+                bars(
+                    [
+                        f"{s['operation']} {s['page_type']}" + ("" if s["measured"] else " (est.)")
+                        for s in measured
+                    ],
+                    [s["mean_uJ"] for s in measured],
+                    folder / "energy.png",
+                    "mean energy per operation (µJ)",
+                    f"{name}: energy by operation",
+                )
+            )
+    return out
+
+
+def _slug(label: object) -> str:
+    return str(label).replace("@", "at").replace("+", "_")

@@ -1,0 +1,441 @@
+"""Run and resume campaigns: units in order, each committed with its rows and die checkpoint.
+
+    result = start_run("characterization/campaigns/mlc-vth-sweep.yaml", "runs/")
+    result = resume_run(result.run_dir)     # after a kill or a bench fault
+
+A unit's rows, its "done" mark and the name of the die checkpoint taken
+after it are committed in one SQLite transaction (`dataset.store`); the
+ledger's events are written before that commit and are idempotent, so a
+unit repeated on resume is counted once. A bench fault stops the run
+cleanly (`RunStopped` names the unit) and `resume_run` retries that unit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import shutil
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import nandlab
+from nandlab.campaign.bench_session import BenchSession, Opener
+from nandlab.campaign.schema import LoadedCampaign, load_campaign, parse_campaign
+from nandlab.campaign.steps import BlockState, Context, apply, execute
+from nandlab.campaign.sweep import Plan, expand
+from nandlab.characterize.progress import ProgressFn, no_progress
+from nandlab.dataset.store import RunStore, write_parquet
+from nandlab.dataset.writer import RUN_JSON, utc_now
+from nandlab.errors import ChipStatusFail, NandlabError, UsageError
+from nandlab.ledger import Ledger
+from nandlab.paths import write_atomic
+from nandlab.transport import open_bench
+
+StepProgress = Callable[[str, int, int, int], None]
+"""progress(step label, units done in the step, units in the step, step index)."""
+
+
+class RunStopped(NandlabError):
+    """A run stopped before its end (bench fault, interrupt); `nandlab resume` continues it."""
+
+    def __init__(self, message: str, run_dir: Path, unit: str | None) -> None:
+        super().__init__(message)
+        self.run_dir = run_dir
+        self.unit = unit
+
+
+class RunDirError(UsageError):
+    """The output directory cannot take this run (holds another run, not writable...)."""
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    status: str
+    units: int
+    units_run: int
+    chip_time_ns: int
+    wall_s: float
+
+    @property
+    def speed(self) -> float:
+        """Chip time over wall time of the units run (higher is better)."""
+        return self.chip_time_ns / 1e9 / self.wall_s if self.wall_s > 0 else float("inf")
+
+
+def _write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
+    write_atomic(run_dir / RUN_JSON, (json.dumps(meta, indent=2, default=str) + "\n").encode())
+
+
+def read_meta(run_dir: Path) -> dict[str, Any]:
+    path = Path(run_dir) / RUN_JSON
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{run_dir} is not a run directory (no {RUN_JSON})") from None
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path} cannot be read: {exc}") from None
+    if "campaign_text" not in meta:
+        raise UsageError(f"{run_dir} was not written by a campaign run (nandlab run)")
+    return dict(meta)
+
+
+def _choose_blocks(
+    loaded: LoadedCampaign, session: BenchSession, ledger: Ledger, ids: dict[int, str]
+) -> list[int]:
+    spec = loaded.campaign.blocks
+    chips = list(session.chips.values())
+    nblocks = chips[0].geometry.blocks
+
+    def bad(block: int) -> str | None:
+        for chip in chips:
+            if block in ledger.bad_blocks(ids[chip.ce]):
+                return f"the chip ledger lists block {block} of chip {ids[chip.ce]} as bad"
+            if chip.is_bad_block(block):
+                return f"block {block} carries the factory bad-block marker (CE {chip.ce})"
+        return None
+
+    if spec.random is not None:
+        r = spec.random
+        if not r.from_ <= r.to < nblocks:
+            raise loaded.error(("blocks", "random"), f"from..to must lie in 0..{nblocks - 1}")
+        order = np.random.default_rng(r.seed).permutation(np.arange(r.from_, r.to + 1))
+        out: list[int] = []
+        for b in order.tolist():
+            if bad(b) is None:
+                out.append(int(b))
+            if len(out) == r.count:
+                return out
+        raise loaded.error(
+            ("blocks", "random", "count"),
+            f"only {len(out)} good blocks in {r.from_}..{r.to}, {r.count} asked",
+        )
+    if spec.range is not None:
+        blocks = list(range(spec.range.from_, spec.range.to + 1, spec.range.step))
+        where: tuple[str | int, ...] = ("blocks", "range")
+    else:
+        blocks = list(spec.blocks or [])
+        where = ("blocks",)
+    if not blocks:
+        raise loaded.error(where, "selects no block")
+    if len(set(blocks)) != len(blocks):
+        raise loaded.error(where, "a block is listed twice")
+    for b in blocks:
+        if not 0 <= b < nblocks:
+            raise loaded.error(where, f"block {b} is outside the chip: allowed 0..{nblocks - 1}")
+        why = bad(b)
+        if why:
+            raise loaded.error(where, f"{why}: remove it, or use blocks: {{random: ...}}")
+    return blocks
+
+
+def _context(session: BenchSession, meta: dict[str, Any], campaign_dir: Path | None) -> Context:
+    transport = session.transport
+    assert transport is not None and transport.profile is not None
+    profile = transport.profile
+    blocks = {
+        (int(ce), int(b)): BlockState(pec=int(pec))
+        for ce, per in meta["ledger_start"].items()
+        for b, pec in per.items()
+    }
+    return Context(
+        profile,
+        blocks,
+        float(meta["temperatures_C"]["ambient"]),
+        transport.supports("wear_fast_forward"),
+        campaign_dir,
+    )
+
+
+def _dry_run(plan: Plan, ctx: Context) -> None:
+    trial = replace(ctx, blocks={k: replace(v) for k, v in ctx.blocks.items()}, files=ctx.files)
+    for unit in plan.units:
+        apply(unit, trial)
+
+
+def _new_run_dir(out: Path, name: str, run_id: str | None) -> Path:
+    if (out / RUN_JSON).exists():
+        raise RunDirError(
+            f"{out} is itself a run directory: give its parent folder as --out, "
+            f"or continue that run with: nandlab resume {out}"
+        )
+    if run_id is None:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        run_id = f"{name}-{stamp}"
+        n = 1
+        while (out / run_id).exists():
+            n += 1
+            run_id = f"{name}-{stamp}-{n}"
+    run_dir = out / run_id
+    if run_dir.exists() and any(run_dir.iterdir()):
+        held = "another run" if (run_dir / RUN_JSON).exists() else "other files"
+        raise RunDirError(
+            f"{run_dir} already holds {held}: choose another --run-id, or "
+            f"continue it with: nandlab resume {run_dir}"
+        )
+    return run_dir
+
+
+def start_run(
+    campaign_file: str | Path,
+    out: str | Path,
+    *,
+    run_id: str | None = None,
+    opener: Opener = open_bench,
+    progress: StepProgress | None = None,
+    unit_progress: ProgressFn = no_progress,
+) -> RunResult:
+    """Validate the campaign, open the bench, choose blocks, expand, then run every unit."""
+    loaded = load_campaign(campaign_file)
+    c = loaded.campaign
+    if c.fresh and not c.bench.startswith("sim:"):
+        raise loaded.error(("fresh",), "fresh applies to virtual (sim://) benches only")
+    run_dir = _new_run_dir(Path(out), c.name, run_id)
+    session = BenchSession(c.bench, list(c.chips), run_dir, opener)
+    transport = session.open(fresh=c.fresh)
+    created = False
+    try:
+        ledger = Ledger()
+        ids = {ce: chip.identification.unique_id for ce, chip in session.chips.items()}
+        run_name = run_dir.name
+        if c.fresh and session.virtual:
+            for uid in ids.values():
+                ledger.reset_chip(uid, run_name, "virtual die started fresh")
+        blocks = _choose_blocks(loaded, session, ledger, ids)
+        plan = expand(loaded, blocks)
+        assert transport.profile is not None
+        profile = transport.profile
+        chip0 = session.chips[c.chips[0]]
+        meta: dict[str, Any] = {
+            "command": f"nandlab run {campaign_file}",
+            "run_id": run_name,
+            "campaign": c.name,
+            "campaign_file": str(campaign_file),
+            "campaign_text": loaded.text,
+            "campaign_sha256": hashlib.sha256(loaded.text.encode()).hexdigest(),
+            "bench_url": session.url,
+            "fresh": c.fresh,
+            "profile": profile.name,
+            "seed": c.seed,
+            "chips": [
+                {
+                    "ce": ce,
+                    "unique_id": ids[ce],
+                    "id_bytes": ch.identification.id_bytes.hex(),
+                    "manufacturer": ch.identification.manufacturer,
+                    "model": ch.identification.model,
+                }
+                for ce, ch in session.chips.items()
+            ],
+            "blocks": blocks,
+            "ledger_start": {
+                str(ce): {str(b): ledger.pec(ids[ce], b) for b in blocks} for ce in c.chips
+            },
+            "temperatures_C": {
+                "ambient": profile.environment.ambient_temp_C,
+                "bake": profile.environment.bake_temp_C,
+            },
+            "units": len(plan.units),
+            "unit_seeds": "sha256(campaign seed / unit key), first 63 bits",
+            "nandlab_version": nandlab.__version__,
+            "start_utc": utc_now(),
+            "stop_utc": None,
+            "status": "running",
+            "t_prog_us": chip0.identification.fields.get("t_prog_us"),
+        }
+        campaign_dir = Path(campaign_file).resolve().parent
+        ctx = _context(session, meta, campaign_dir)
+        _dry_run(plan, ctx)
+        try:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            created = True
+            meta["initial_checkpoint"] = session.checkpoint("init")
+            _write_meta(run_dir, meta)
+        except OSError as exc:
+            raise RunDirError(
+                f"cannot write the run directory {run_dir}: {exc.strerror or exc}"
+            ) from None
+        for uid in ids.values():
+            ledger.touch_chip(uid, profile.name, session.virtual, session.url)
+            ledger.run_started(uid, run_name, c.name, str(run_dir.resolve()))
+    except BaseException:
+        session.close()
+        if created and not (run_dir / RUN_JSON).exists():
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+    return _run_units(session, plan, ctx, meta, run_dir, ledger, ids, progress, unit_progress)
+
+
+def resume_run(
+    run_dir: str | Path,
+    *,
+    opener: Opener = open_bench,
+    progress: StepProgress | None = None,
+    unit_progress: ProgressFn = no_progress,
+) -> RunResult:
+    """Continue a stopped or killed run: restore the die to the last committed unit, run the
+    rest. A complete run is left as it is."""
+    run = Path(run_dir)
+    meta = read_meta(run)
+    loaded = parse_campaign(meta["campaign_text"], meta["campaign_file"])
+    plan = expand(loaded, list(meta["blocks"]))
+    if meta.get("status") == "complete":
+        store = RunStore(run)
+        n, chip_ns, wall = store.totals()
+        store.close()
+        return RunResult(run, "complete", len(plan.units), 0, chip_ns, wall)
+    session = BenchSession(meta["bench_url"], list(loaded.campaign.chips), run, opener)
+    store = RunStore(run)
+    tag = store.last_checkpoint() or meta.get("initial_checkpoint")
+    store.close()
+    if tag is not None and meta["bench_url"].startswith("sim:"):
+        session.restore(tag)
+    session.open()
+    ids = {int(ch["ce"]): str(ch["unique_id"]) for ch in meta["chips"]}
+    for ce, chip in session.chips.items():
+        if chip.identification.unique_id != ids[ce]:
+            session.close()
+            raise UsageError(
+                f"CE {ce} holds chip {chip.identification.unique_id}, but run "
+                f"{run} was measured on chip {ids[ce]}: put that chip back"
+            )
+    campaign_file = Path(meta["campaign_file"])
+    ctx = _context(session, meta, campaign_file.resolve().parent)
+    ledger = Ledger()
+    for uid in ids.values():
+        ledger.run_started(uid, meta["run_id"], meta["campaign"], str(run.resolve()))
+    meta["status"] = "running"
+    meta.setdefault("resumed_utc", []).append(utc_now())
+    _write_meta(run, meta)
+    return _run_units(session, plan, ctx, meta, run, ledger, ids, progress, unit_progress)
+
+
+def _disk_full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return True
+    return isinstance(exc, sqlite3.OperationalError) and "full" in str(exc)
+
+
+def _run_units(
+    session: BenchSession,
+    plan: Plan,
+    ctx: Context,
+    meta: dict[str, Any],
+    run_dir: Path,
+    ledger: Ledger,
+    ids: dict[int, str],
+    progress: StepProgress | None,
+    unit_progress: ProgressFn,
+) -> RunResult:
+    store = RunStore(run_dir)
+    done = store.done()
+    run_id = str(meta["run_id"])
+    step_done: dict[int, int] = {}
+    ran = 0
+    current: str | None = None
+    try:
+        for unit in plan.units:
+            current = unit.key
+            if unit.key in done:
+                if done[unit.key].seed != unit.seed:
+                    raise UsageError(
+                        f"unit {unit.key} was measured with another seed: the "
+                        "run's campaign does not match its rows"
+                    )
+                apply(unit, ctx)
+            else:
+                transport = session.transport
+                assert transport is not None
+                clock0 = int(getattr(transport, "now_ns", 0))
+                wall0 = time.perf_counter()
+                chip = session.chips.get(unit.ce) if unit.ce is not None else None
+                chip_id = ids[unit.ce] if unit.ce is not None else ",".join(ids.values())
+                try:
+                    outcome = execute(unit, ctx, transport, chip, chip_id, unit_progress)
+                except ChipStatusFail as exc:
+                    if unit.block is not None:
+                        ledger.mark_bad(chip_id, unit.block, f"status FAIL: {exc}", run_id)
+                    raise
+                chip_ns = int(getattr(transport, "now_ns", 0)) - clock0
+                apply(unit, ctx)
+                for ev in outcome.ledger:
+                    kind = ev.pop("kind")
+                    targets = [chip_id] if unit.ce is not None else list(ids.values())
+                    for uid in targets:
+                        ledger.record(
+                            uid,
+                            run_id,
+                            unit.key,
+                            kind,
+                            unit.block if unit.block is not None else -1,
+                            pec_delta=int(ev.pop("pec_delta", 0)) if kind == "cycle" else 0,
+                            fast_forwarded=ev.get("fast_forwarded"),
+                            detail=ev,
+                        )
+                wall = time.perf_counter() - wall0
+                tag = session.checkpoint(f"u{unit.index:05d}")
+                store.commit_unit(
+                    unit.index,
+                    unit.key,
+                    unit.seed,
+                    outcome.rows,
+                    checkpoint=tag,
+                    chip_time_ns=chip_ns,
+                    wall_s=wall,
+                )
+                session.prune(tag)
+                ran += 1
+            step_done[unit.step] = step_done.get(unit.step, 0) + 1
+            if progress is not None:
+                progress(
+                    plan.step_label(unit.step),
+                    step_done[unit.step],
+                    plan.step_units[unit.step],
+                    unit.step,
+                )
+    except (NandlabError, KeyboardInterrupt, OSError, sqlite3.OperationalError) as exc:
+        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped"
+        why = "the disk is full" if _disk_full(exc) else (str(exc) or type(exc).__name__)
+        meta.update(status=status, failed_unit=current, error=why, stop_utc=utc_now())
+        with contextlib.suppress(OSError):
+            _write_meta(run_dir, meta)
+        session.close()
+        store.close()
+        for uid in ids.values():
+            ledger.run_finished(uid, run_id, status)
+        ledger.close()
+        if isinstance(exc, UsageError):
+            raise
+        raise RunStopped(
+            f"run stopped at unit {current}: {why}. Rows of every earlier unit are kept; "
+            f"'nandlab resume {run_dir}' retries {current}",
+            run_dir,
+            current,
+        ) from exc
+    session.close()
+    n, chip_ns, wall = store.totals()
+    store.close()
+    write_parquet(run_dir)
+    session.prune(None)
+    meta.update(
+        status="complete",
+        stop_utc=utc_now(),
+        failed_unit=None,
+        error=None,
+        chip_time_s=chip_ns / 1e9,
+        wall_s_units=wall,
+    )
+    _write_meta(run_dir, meta)
+    for uid in ids.values():
+        ledger.run_finished(uid, run_id, "complete")
+    ledger.close()
+    return RunResult(run_dir, "complete", len(plan.units), ran, chip_ns, wall)

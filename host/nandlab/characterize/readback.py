@@ -1,0 +1,156 @@
+"""Program pages with a known pattern (native or SLC mode), read them back, count bit errors.
+
+Unlike `rber` (native mode, whole WLs), this serves campaign units: a page's
+data is regenerated from a `DataSpec` (pattern, seed, scrambler, inverse),
+the read may be in SLC mode, errors can be split per chunk of `chunk_bytes`,
+and program / read energy can be measured through the POWER window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nandlab.characterize.common import op_row, page_bytes_total, page_type_names
+from nandlab.characterize.patterns import bit_errors, page_pattern
+
+if TYPE_CHECKING:
+    from nandlab.onfi import Chip
+    from nandlab.onfi.power import EnergyMeasurement
+    from nandlab.profiles import Profile
+
+SCRAMBLE_STREAM = 0x5C
+
+
+@dataclass(frozen=True)
+class DataSpec:
+    """How a page's data is made: `pattern` (random, checker, zeros, ones, file), seeded
+    `scramble` (XOR with a pseudo-random stream), `inverse`; `file_data` for pattern file."""
+
+    pattern: str
+    seed: int
+    scramble: bool = False
+    inverse: bool = False
+    slc: bool = False
+    file_data: bytes = b""
+
+
+def page_types(profile: Profile, slc: bool) -> list[tuple[int, str]]:
+    """(page type index, name) of one WL in the mode."""
+    return [(0, "SLC")] if slc else list(enumerate(page_type_names(profile)))
+
+
+def page_address(profile: Profile, wl: int, page_type: int, slc: bool) -> int:
+    return wl if slc else wl * profile.geometry.bits_per_cell + page_type
+
+
+def page_data(profile: Profile, spec: DataSpec, block: int, wl: int, page_type: int) -> bytes:
+    """The bytes (data + spare) written to one page; the bad-block marker byte stays FFh."""
+    total = page_bytes_total(profile)
+    page = page_address(profile, wl, page_type, spec.slc)
+    if spec.pattern.startswith("file:"):
+        reps = -(-total // max(len(spec.file_data), 1))
+        data = np.frombuffer((spec.file_data * reps)[:total], dtype=np.uint8).copy()
+    else:
+        data = np.frombuffer(
+            page_pattern(spec.pattern, total, seed=spec.seed, block=block, page=page, wl=wl),
+            dtype=np.uint8,
+        ).copy()
+    if spec.scramble:
+        rng = np.random.default_rng([spec.seed, block, page, SCRAMBLE_STREAM])
+        data ^= rng.integers(0, 256, total, dtype=np.uint8)
+    if spec.inverse:
+        data ^= 0xFF
+    data[profile.geometry.page_bytes] = 0xFF
+    return data.tobytes()
+
+
+def program_pages(
+    chip: Chip,
+    block: int,
+    wls: Sequence[int],
+    spec: DataSpec,
+    base: dict[str, Any],
+    *,
+    power: bool = False,
+) -> list[dict[str, Any]]:
+    """Program every page of `wls` (WL order, LSB first) of an erased block; one row per page
+    (latency, and measured energy when `power`)."""
+    from nandlab.onfi.power import program_energy
+
+    profile = chip.profile
+    rows = []
+    for wl in sorted(wls):
+        for pt, name in page_types(profile, spec.slc):
+            page = page_address(profile, wl, pt, spec.slc)
+            data = page_data(profile, spec, block, wl, pt)
+            coords = {**base, "block": block, "wl": wl, "page": page, "page_type": name}
+            if power:
+                m = program_energy(chip, block, page, data, slc=spec.slc)
+                rows.append(energy_row(m, coords))
+            else:
+                result = chip.program_page(block, page, data, slc=spec.slc, blank_check=False)
+                rows.append(
+                    op_row(profile, "program", result.busy_ns, coords, status=result.status)
+                )
+    return rows
+
+
+def energy_row(m: EnergyMeasurement, coords: dict[str, Any]) -> dict[str, Any]:
+    """A latency row whose energy was measured over the POWER window."""
+    return {
+        **coords,
+        "operation": m.operation,
+        "latency_us": m.busy_ns / 1000.0,
+        "energy_uJ": m.energy_uJ,
+        "energy_measured": True,
+        "mean_mA": m.mean_mA,
+        "peak_mA": m.peak_mA,
+        "status": m.status,
+    }
+
+
+def measure_pages(
+    chip: Chip,
+    block: int,
+    wls: Sequence[int],
+    spec: DataSpec,
+    base: dict[str, Any],
+    *,
+    chunk_bytes: int | None = None,
+) -> list[dict[str, Any]]:
+    """Read every page of `wls` at the current read references: per page one "rber" row
+    (split 0->1 / 1->0) and one "read" latency row; per chunk an "rber_chunk" row on request."""
+    profile = chip.profile
+    rows: list[dict[str, Any]] = []
+    for wl in sorted(wls):
+        for pt, name in page_types(profile, spec.slc):
+            page = page_address(profile, wl, pt, spec.slc)
+            expected = page_data(profile, spec, block, wl, pt)
+            got = chip.read_page(block, page, slc=spec.slc)
+            coords = {**base, "block": block, "wl": wl, "page": page, "page_type": name}
+            rows.append(rber_row(expected, got.data, coords))
+            rows.append(op_row(profile, "read", got.busy_ns, coords, energy_measured=False))
+            if chunk_bytes:
+                for i in range(0, len(expected), chunk_bytes):
+                    row = rber_row(
+                        expected[i : i + chunk_bytes], got.data[i : i + chunk_bytes], coords
+                    )
+                    rows.append({**row, "operation": "rber_chunk", "chunk": i // chunk_bytes})
+    return rows
+
+
+def rber_row(expected: bytes, read: bytes, coords: dict[str, Any]) -> dict[str, Any]:
+    up, down = bit_errors(expected, read)
+    bits = len(expected) * 8
+    return {
+        **coords,
+        "operation": "rber",
+        "bits": bits,
+        "errors_0to1": up,
+        "errors_1to0": down,
+        "rber": (up + down) / bits,
+    }

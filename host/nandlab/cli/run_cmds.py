@@ -1,0 +1,197 @@
+"""Campaign commands: run, resume, report, export, ledger."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from nandlab.cli.common import json_option, open_chip, print_json, stdout_console
+from nandlab.errors import UsageError
+
+RUN_DIR = click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+
+
+class StepBars:
+    """One progress bar per campaign step, with the time left estimated from its units."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
+            console=Console(file=sys.stderr),
+            disable=not enabled,
+        )
+        self._tasks: dict[int, Any] = {}
+
+    def __enter__(self) -> StepBars:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def __call__(self, label: str, done: int, total: int, step: int) -> None:
+        if step not in self._tasks:
+            self._tasks[step] = self._progress.add_task(label, total=total)
+        self._progress.update(self._tasks[step], completed=done)
+
+
+def _finish(result: Any, as_json: bool) -> None:
+    doc = {
+        "run_dir": str(result.run_dir),
+        "status": result.status,
+        "units": result.units,
+        "units_run": result.units_run,
+        "chip_time_s": result.chip_time_ns / 1e9,
+        "wall_s": result.wall_s,
+    }
+    if as_json:
+        print_json(doc)
+    else:
+        click.echo(
+            f"{result.status}: {result.run_dir} ({result.units_run} of {result.units} "
+            f"units run now; chip time {doc['chip_time_s']:.4g} s)"
+        )
+        click.echo(f"next: nandlab report {result.run_dir}")
+
+
+@click.command("run")
+@click.argument("campaign_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("runs"),
+    show_default=True,
+    help="Folder in which the run directory is made.",
+)
+@click.option("--run-id", default=None, help="Name of the run directory (default: NAME-UTC time).")
+@click.option("--no-progress", is_flag=True, help="Show no progress bars.")
+@json_option
+def run(
+    campaign_file: Path, out: Path, run_id: str | None, no_progress: bool, as_json: bool
+) -> None:
+    """Run a campaign file; rows are committed per unit (resume with `nandlab resume`)."""
+    from nandlab.campaign.runner import start_run
+
+    with StepBars(not (no_progress or as_json)) as bars:
+        result = start_run(campaign_file, out, run_id=run_id, progress=bars)
+    _finish(result, as_json)
+
+
+@click.command("resume")
+@RUN_DIR
+@click.option("--no-progress", is_flag=True, help="Show no progress bars.")
+@json_option
+def resume(run_dir: Path, no_progress: bool, as_json: bool) -> None:
+    """Finish an interrupted run: no row lost, none duplicated."""
+    from nandlab.campaign.runner import resume_run
+
+    with StepBars(not (no_progress or as_json)) as bars:
+        result = resume_run(run_dir, progress=bars)
+    _finish(result, as_json)
+
+
+@click.command("report")
+@RUN_DIR
+@json_option
+def report(run_dir: Path, as_json: bool) -> None:
+    """Write summary.md and plots/*.png of a run."""
+    from nandlab.campaign.report import report as make_report
+
+    summary, plots = make_report(run_dir)
+    if as_json:
+        print_json({"summary": str(summary), "plots": [str(p) for p in plots]})
+        return
+    click.echo(f"wrote {summary} and {len(plots)} plots in {summary.parent / 'plots'}")
+
+
+@click.command("export")
+@RUN_DIR
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["parquet", "csv", "hdf5"]),
+    default="parquet",
+    show_default=True,
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Output file (default: RUN_DIR/measurements.<ext>).",
+)
+@json_option
+def export(run_dir: Path, fmt: str, out: Path | None, as_json: bool) -> None:
+    """Export a run's measurement rows as Parquet, CSV or HDF5."""
+    from nandlab.campaign.export import export as do_export
+
+    path = do_export(run_dir, fmt, out)
+    if as_json:
+        print_json({"path": str(path), "format": fmt})
+    else:
+        click.echo(f"wrote {path}")
+
+
+@click.command("ledger")
+@click.argument("chip")
+@json_option
+def ledger(chip: str, as_json: bool) -> None:
+    """History of a chip: a bench URL (identifies CE 0) or a chip unique ID (hex)."""
+    from rich.table import Table
+
+    from nandlab.ledger import Ledger
+
+    if "://" in chip:
+        with open_chip(chip, False) as (_, c):
+            uid = c.identification.unique_id
+    else:
+        uid = chip.strip().lower()
+        if not uid or any(ch not in "0123456789abcdef" for ch in uid):
+            raise UsageError(f"'{chip}' is neither a bench URL nor a chip unique ID (hex)")
+    with Ledger() as book:
+        doc = book.history(uid)
+    if as_json:
+        print_json(doc)
+        return
+    console = stdout_console()
+    console.print(
+        f"chip {uid}: {doc['profile'] or 'unknown profile'}"
+        f"{' (virtual)' if doc['virtual'] else ''}, first seen {doc['first_seen']}"
+    )
+    if not doc["known"]:
+        console.print("the ledger knows nothing about this chip yet")
+    table = Table("block", "P/E cycles", "of them fast-forwarded", title="wear")
+    for b in doc["blocks"]:
+        table.add_row(str(b["block"]), str(b["pec"]), str(b["fast_forwarded_cycles"]))
+    console.print(table)
+    console.print(
+        "bad blocks: "
+        + (", ".join(f"{b['block']} ({b['reason']})" for b in doc["bad_blocks"]) or "none known")
+    )
+    for bake in doc["bakes"]:
+        console.print(
+            f"bake {bake.get('label')}: {bake.get('hours', 0):.3g} h at "
+            f"{bake.get('temp_C')} °C (run {bake['run_id']})"
+        )
+    for r in doc["runs"]:
+        console.print(f"run {r['run_id']} ({r['campaign']}): {r['status']}, {r['run_dir']}")
+
+
+COMMANDS = (run, resume, report, export, ledger)

@@ -1,0 +1,10 @@
+"""The chip ledger: a persistent history of every chip, keyed by its unique ID.
+
+P/E cycles per block, bad blocks found, bakes and the runs that touched the
+chip, in one crash-safe SQLite file (WAL mode) in the data folder. Campaigns
+read it, so a block's true wear is never forgotten between runs.
+"""
+
+from nandlab.ledger.db import Ledger, ledger_path
+
+__all__ = ["Ledger", "ledger_path"]

@@ -1,0 +1,239 @@
+"""Ledger storage: one SQLite file, `<data dir>/ledger.sqlite`, in WAL mode.
+
+Wear is stored as events, one per (chip, run, unit, kind, block): writing an
+event again (a resumed run repeating an interrupted unit) replaces it, so the
+ledger counts every unit once. A block's P/E count is the sum of its events
+since the chip's last reset (a virtual die started fresh).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nandlab.dataset.writer import utc_now
+from nandlab.onfi.bbt import BadBlockTable
+from nandlab.paths import data_root
+
+LEDGER_FILE = "ledger.sqlite"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS chips (
+    chip TEXT PRIMARY KEY, profile TEXT, virtual INTEGER, bench_url TEXT,
+    first_seen TEXT, last_seen TEXT);
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    chip TEXT NOT NULL, run_id TEXT NOT NULL, unit TEXT NOT NULL, kind TEXT NOT NULL,
+    block INTEGER NOT NULL, pec_delta INTEGER NOT NULL DEFAULT 0, fast_forwarded INTEGER,
+    detail TEXT, time TEXT,
+    UNIQUE (chip, run_id, unit, kind, block));
+CREATE TABLE IF NOT EXISTS bad_blocks (
+    chip TEXT NOT NULL, block INTEGER NOT NULL, reason TEXT, run_id TEXT, time TEXT,
+    PRIMARY KEY (chip, block));
+CREATE TABLE IF NOT EXISTS runs (
+    chip TEXT NOT NULL, run_id TEXT NOT NULL, campaign TEXT, run_dir TEXT,
+    started TEXT, finished TEXT, status TEXT,
+    PRIMARY KEY (chip, run_id));
+"""
+
+
+def ledger_path(root: Path | None = None) -> Path:
+    """`<data dir>/ledger.sqlite` ($NANDLAB_DATA_DIR or the user data dir)."""
+    return data_root(root) / LEDGER_FILE
+
+
+@dataclass(frozen=True)
+class BlockWear:
+    block: int
+    pec: int
+    fast_forwarded_cycles: int
+
+
+class Ledger:
+    """The ledger file; every write is one committed transaction."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path) if path is not None else ledger_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # ----------------------------------------------------------------- writes
+
+    def touch_chip(self, chip: str, profile: str, virtual: bool, bench_url: str) -> None:
+        now = utc_now()
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO chips VALUES (?,?,?,?,?,?) ON CONFLICT(chip) DO UPDATE SET "
+                "profile=excluded.profile, bench_url=excluded.bench_url, "
+                "last_seen=excluded.last_seen",
+                (chip, profile, int(virtual), bench_url, now, now),
+            )
+
+    def reset_chip(self, chip: str, run_id: str, why: str) -> None:
+        """Forget the wear before now (a virtual die started fresh); history stays."""
+        self.record(chip, run_id, "reset", "reset", -1, detail={"why": why})
+        with self._tx() as db:
+            db.execute("DELETE FROM bad_blocks WHERE chip=? AND reason LIKE 'virtual:%'", (chip,))
+
+    def record(
+        self,
+        chip: str,
+        run_id: str,
+        unit: str,
+        kind: str,
+        block: int,
+        *,
+        pec_delta: int = 0,
+        fast_forwarded: int | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        """Write (or rewrite, for a repeated unit) one event."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO events (chip, run_id, unit, kind, block, pec_delta, fast_forwarded, "
+                "detail, time) VALUES (?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(chip, run_id, unit, kind, block) DO UPDATE SET "
+                "pec_delta=excluded.pec_delta, fast_forwarded=excluded.fast_forwarded, "
+                "detail=excluded.detail",
+                (
+                    chip,
+                    run_id,
+                    unit,
+                    kind,
+                    block,
+                    pec_delta,
+                    fast_forwarded,
+                    json.dumps(detail or {}),
+                    utc_now(),
+                ),
+            )
+
+    def mark_bad(self, chip: str, block: int, reason: str, run_id: str = "") -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO bad_blocks VALUES (?,?,?,?,?)",
+                (chip, block, reason, run_id, utc_now()),
+            )
+
+    def run_started(self, chip: str, run_id: str, campaign: str, run_dir: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO runs VALUES (?,?,?,?,?,NULL,'running') ON CONFLICT(chip, run_id) "
+                "DO UPDATE SET status='running', run_dir=excluded.run_dir",
+                (chip, run_id, campaign, run_dir, utc_now()),
+            )
+
+    def run_finished(self, chip: str, run_id: str, status: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE runs SET finished=?, status=? WHERE chip=? AND run_id=?",
+                (utc_now(), status, chip, run_id),
+            )
+
+    # ------------------------------------------------------------------ reads
+
+    def _since_reset(self, chip: str) -> int:
+        row = self._db.execute(
+            "SELECT MAX(seq) FROM events WHERE chip=? AND kind='reset'", (chip,)
+        ).fetchone()
+        return int(row[0] or 0)
+
+    def pec(self, chip: str, block: int) -> int:
+        """P/E cycles (erases) of `block` known to the ledger."""
+        return self.wear(chip).get(block, BlockWear(block, 0, 0)).pec
+
+    def wear(self, chip: str) -> dict[int, BlockWear]:
+        rows = self._db.execute(
+            "SELECT block, SUM(pec_delta), SUM(COALESCE(fast_forwarded, 0)) FROM events "
+            "WHERE chip=? AND seq>? AND block>=0 GROUP BY block HAVING SUM(pec_delta)>0 "
+            "ORDER BY block",
+            (chip, self._since_reset(chip)),
+        ).fetchall()
+        return {int(b): BlockWear(int(b), int(p), int(f)) for b, p, f in rows}
+
+    def bad_blocks(self, chip: str, *, root: Path | None = None) -> dict[int, str]:
+        """Bad blocks the ledger knows, plus those in the chip layer's bad-block table."""
+        out = {
+            int(b): str(r)
+            for b, r in self._db.execute(
+                "SELECT block, reason FROM bad_blocks WHERE chip=? ORDER BY block", (chip,)
+            )
+        }
+        for b in BadBlockTable.for_chip(chip, root).bad_blocks():
+            out.setdefault(b, "factory marker (bad-block table)")
+        return dict(sorted(out.items()))
+
+    def history(self, chip: str) -> dict[str, Any]:
+        """Everything about one chip, JSON-ready."""
+        info = self._db.execute(
+            "SELECT profile, virtual, bench_url, first_seen, last_seen FROM chips WHERE chip=?",
+            (chip,),
+        ).fetchone()
+        bakes = [
+            {"run_id": r, "unit": u, **json.loads(d or "{}"), "time": t}
+            for r, u, d, t in self._db.execute(
+                "SELECT run_id, unit, detail, time FROM events WHERE chip=? AND kind='bake' "
+                "ORDER BY seq",
+                (chip,),
+            )
+        ]
+        runs = [
+            dict(
+                zip(
+                    ("run_id", "campaign", "run_dir", "started", "finished", "status"),
+                    r,
+                    strict=True,
+                )
+            )
+            for r in self._db.execute(
+                "SELECT run_id, campaign, run_dir, started, finished, status FROM runs "
+                "WHERE chip=? ORDER BY started",
+                (chip,),
+            )
+        ]
+        resets = self._db.execute(
+            "SELECT COUNT(*) FROM events WHERE chip=? AND kind='reset'", (chip,)
+        ).fetchone()[0]
+        return {
+            "chip": chip,
+            "known": info is not None,
+            "profile": info[0] if info else None,
+            "virtual": bool(info[1]) if info else None,
+            "bench_url": info[2] if info else None,
+            "first_seen": info[3] if info else None,
+            "last_seen": info[4] if info else None,
+            "resets": int(resets),
+            "blocks": [
+                {"block": w.block, "pec": w.pec, "fast_forwarded_cycles": w.fast_forwarded_cycles}
+                for w in self.wear(chip).values()
+            ],
+            "bad_blocks": [{"block": b, "reason": r} for b, r in self.bad_blocks(chip).items()],
+            "bakes": bakes,
+            "runs": runs,
+        }

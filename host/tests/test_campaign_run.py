@@ -1,0 +1,190 @@
+"""Campaign runs: kill -9 then resume gives the rows of an uninterrupted run; bench faults stop
+cleanly and resume retries; export round trips; report tables."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nandlab.campaign.export import export, read_export, run_table
+from nandlab.campaign.report import report
+from nandlab.campaign.runner import RunStopped, read_meta, resume_run, start_run
+from nandlab.dataset.store import RunStore
+from nandlab.errors import TransportError
+from nandlab.transport import open_bench
+from nandlab.transport.base import Transport
+
+CAMPAIGN = """\
+name: small
+bench: sim://mlc-64l?seed=21
+fresh: true
+seed: 9
+blocks: [200, 201]
+steps:
+  - cycle: {pec: {sweep: [1, 500]}}
+  - program: {wls: 0-1, pattern: random, scramble: true}
+  - measure: {what: [rber, latency], chunk_bytes: 4096, repeats: {sweep: [1, 2, 3, 4]}}
+  - bake: {retention: 1y@30C}
+  - measure: {what: [rber, power]}
+"""
+
+
+@pytest.fixture
+def campaign(tmp_path: Path) -> Path:
+    path = tmp_path / "small.yaml"
+    path.write_text(CAMPAIGN)
+    return path
+
+
+def _rows(run_dir: Path) -> list[dict[str, Any]]:
+    store = RunStore(run_dir)
+    try:
+        return store.rows()
+    finally:
+        store.close()
+
+
+def _reference(
+    campaign: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[dict[str, Any]]:
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "ref-data"))
+    result = start_run(campaign, tmp_path / "ref", run_id="r")
+    assert result.status == "complete"
+    return _rows(result.run_dir)
+
+
+def _committed(run_dir: Path) -> int:
+    try:
+        db = sqlite3.connect(run_dir / "run.sqlite", timeout=5)
+        try:
+            return int(db.execute("SELECT COUNT(*) FROM units").fetchone()[0])
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0
+
+
+def test_sigkill_then_resume_gives_identical_rows(
+    campaign: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reference = _reference(campaign, tmp_path, monkeypatch)
+    data = tmp_path / "kill-data"
+    env = {**os.environ, "NANDLAB_DATA_DIR": str(data)}
+    run_dir = tmp_path / "runs" / "k"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from nandlab.cli.main import main; main()",
+            "run",
+            str(campaign),
+            "--out",
+            str(tmp_path / "runs"),
+            "--run-id",
+            "k",
+            "--no-progress",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while _committed(run_dir) < 6 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.05)  # land somewhere inside a later unit
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    done = _committed(run_dir)
+    assert 6 <= done < 15
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(data))
+    result = resume_run(run_dir)
+    assert result.status == "complete"
+    assert result.units_run == 15 - done
+    assert _rows(run_dir) == reference
+    assert read_export(run_dir / "measurements.parquet").num_rows == len(reference)
+
+
+class FlakyBench(Transport):
+    """A bench that fails its n-th program run with a transport error."""
+
+    def __init__(self, inner: Transport, fail_at: list[int]) -> None:
+        self.inner = inner
+        self.url = inner.url
+        self.fail_at = fail_at
+
+    @property
+    def targets(self) -> int:
+        return self.inner.targets
+
+    @property
+    def profile(self) -> Any:
+        return self.inner.profile
+
+    def supports(self, capability: str) -> bool:
+        return self.inner.supports(capability)
+
+    def run(self, program: Any) -> Any:
+        self.fail_at[0] -= 1
+        if self.fail_at[0] == 0:
+            raise TransportError("link lost (test)")
+        return self.inner.run(program)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_bench_fault_stops_cleanly_and_resume_retries(
+    campaign: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reference = _reference(campaign, tmp_path, monkeypatch)
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "flaky-data"))
+    countdown = [80]
+    with pytest.raises(RunStopped) as info:
+        start_run(
+            campaign,
+            tmp_path / "runs",
+            run_id="f",
+            opener=lambda url: FlakyBench(open_bench(url), countdown),
+        )
+    run_dir = tmp_path / "runs" / "f"
+    meta = read_meta(run_dir)
+    assert meta["status"] == "stopped"
+    assert meta["failed_unit"] == info.value.unit
+    assert info.value.unit in str(info.value) and "nandlab resume" in str(info.value)
+    assert info.value.unit not in {r["unit"] for r in _rows(run_dir)}
+    result = resume_run(run_dir)
+    assert result.status == "complete"
+    assert _rows(run_dir) == reference
+
+
+def test_export_round_trips_and_report(campaign: Path, tmp_path: Path) -> None:
+    result = start_run(campaign, tmp_path / "runs", run_id="e")
+    table = run_table(result.run_dir)
+    assert table.num_rows > 0
+    for fmt in ("parquet", "csv", "hdf5"):
+        path = export(result.run_dir, fmt, tmp_path / f"out.{ {'hdf5': 'h5'}.get(fmt, fmt) }")
+        assert read_export(path).equals(table), fmt
+    summary, plots = report(result.run_dir)
+    text = summary.read_text()
+    assert "## RBER by condition" in text
+    assert "| 0 in " in text and " bits |" in text
+    assert "## Latency and energy by operation" in text and "measured" in text
+    names = {p.name for p in plots}
+    assert {"rber_vs_pec.png", "rber_vs_retention.png", "latency.png", "energy.png"} <= names
+    assert all(p.stat().st_size > 1000 for p in plots)
+    rows = table.to_pylist()
+    assert any(r["operation"] == "rber_chunk" for r in rows)
+    assert any(r["fast_forwarded"] for r in rows if r["pec"] == 500)
+    assert not (result.run_dir / "die").exists()
