@@ -295,3 +295,18 @@ def test_a_crash_while_saving_keeps_the_previous_image(
     with open_bench(url) as bench:
         assert isinstance(bench, SimTransport) and bench.image_note == "loaded"
         assert bench.now_ns == 1000
+
+
+def test_fast_forward_advances_the_clock_by_the_cycling_time() -> None:
+    with open_bench("sim://mlc-64l?seed=4&fresh=1") as bench:
+        assert isinstance(bench, SimTransport)
+        geo = bench.profile.geometry
+        t0 = bench.now_ns
+        ns = bench.fast_forward_wear(0, 12, 100)
+        assert bench.now_ns - t0 == ns == bench.fast_forward_ns
+        # every page of the block: its data in at mode 0 (100 ns / byte) plus tPROG >= 300 us
+        per_cycle_floor = geo.pages_per_block * ((geo.page_bytes + geo.spare_bytes) * 100 + 300_000)
+        assert 100 * per_cycle_floor < ns < 100 * 2 * per_cycle_floor
+        assert bench.dies[0].array.pec(12) == 100
+        slc_ns = bench.fast_forward_wear(0, 13, 100, slc=True)
+        assert slc_ns < ns / 1.5  # one page per WL in SLC mode

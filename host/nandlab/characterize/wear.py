@@ -65,9 +65,10 @@ def cycle_block(
     check_pec(pec)
     before = max(pec - 1, 0)
     fast = 0
+    fast_ns = 0
     real = 0
     if before and transport.supports("wear_fast_forward"):
-        transport.fast_forward_wear(ce, block, before)  # type: ignore[attr-defined]
+        fast_ns = transport.fast_forward_wear(ce, block, before)  # type: ignore[attr-defined]
         fast = before
     elif before:
         total = page_bytes_total(profile)
@@ -96,6 +97,7 @@ def cycle_block(
         pec=pec,
         fast_forwarded=fast > 0,
         fast_forwarded_cycles=fast,
+        fast_forward_chip_s=fast_ns / 1e9,
         status=result.status,
     )
     return WearResult(block, pec, fast, real + 1, row)

@@ -150,6 +150,7 @@ class SimTransport(Transport):
         self.timing_mismatches: list[TimingMismatch] = []
         self.expected_timing_mode = 0
         self._closed = False
+        self.fast_forward_ns = 0  # chip time of cycles that fast_forward_wear stood for
         self._corrupt = tuple(range(corrupt_param))
         self._store: ImageStore | None = None
         self.image_note = "not persisted"
@@ -265,12 +266,31 @@ class SimTransport(Transport):
         for die in self._dies:
             die.array.bake(temp_C, hours)
 
-    def fast_forward_wear(self, ce: int, block: int, cycles: int) -> None:
-        """Add `cycles` P/E cycles to `block` of target `ce` without running them."""
+    def fast_forward_wear(self, ce: int, block: int, cycles: int, *, slc: bool = False) -> int:
+        """Add `cycles` P/E cycles to `block` of target `ce` without running them one by one.
+
+        Wear follows the count, and the bench clock advances by the time those
+        cycles take on the chip (erase, then every page programmed with its data
+        transferred at the present timing mode), so chip time stays truthful.
+        Returns that time in ns; `fast_forward_ns` keeps the total.
+        """
         self._check_open()
         if not 0 <= ce < len(self._dies):
             raise RangeError(f"target {ce} is not on this bench: allowed 0..{len(self._dies) - 1}")
-        self._dies[ce].array.add_wear(block, cycles)
+        die = self._dies[ce]
+        geo = self._profile.geometry
+        array_ns = die.array.cycle_time_us(block, cycles, slc) * 1000.0
+        cycle_ns = die.timing.tWC
+        addr = geo.column_cycles + geo.row_cycles
+        pages = geo.wls_per_block * (1 if slc else geo.bits_per_cell)
+        page_bus = (2 + addr + geo.page_bytes + geo.spare_bytes) * cycle_ns
+        erase_bus = (2 + geo.row_cycles) * cycle_ns
+        total = int(array_ns + cycles * (pages * page_bus + erase_bus))
+        die.array.add_wear(block, cycles)
+        self._now += total
+        self._sync()
+        self.fast_forward_ns += total
+        return total
 
     # ----------------------------------------------------------- execution
 

@@ -180,6 +180,32 @@ class CellArray:
         blk = self._block(block)
         self._reset_block(blk, blk.pec + cycles)
 
+    def cycle_time_us(self, block: int, cycles: int, slc: bool = False) -> float:
+        """Array time (µs) of `cycles` full P/E cycles of `block` from its present wear.
+
+        Each cycle is an erase and a program of every page in order with random
+        data, the work that `add_wear` stands for; bus transfers are not included.
+        """
+        self._check_block(block)
+        t, phys = self.profile.timing, self._phys
+        smap = self._slc_map if slc else self._native
+        per_wl = 0.0
+        for p in range(smap.bits):
+            known = (1 << (p + 1)) - 1  # pages 0..p are written, in order
+            states = sorted({int(smap.lowest[known, key]) for key in range(known + 1)} - {0})
+            loops = ph.ispp_loops(phys, float(smap.verify[states[-1]])) if states else 1
+            levels = max(len(states), 1)
+            per_wl += t.t_prog_base_us + loops * (
+                phys.ispp.t_loop_us + (levels - 1) * phys.ispp.t_verify_us
+            )
+        blk = self._blocks.get(block)
+        pec0 = blk.pec if blk is not None else 0
+        erase_us = sum(
+            t.t_erase_base_us + ph.erase_pulses(phys, pec0 + k) * t.t_erase_pulse_us
+            for k in range(cycles)
+        )
+        return cycles * per_wl * self.profile.geometry.wls_per_block + erase_us
+
     def _reset_block(self, blk: _Block, pec: int) -> None:
         blk.version += 1
         blk.pec = pec
