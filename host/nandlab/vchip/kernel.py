@@ -35,7 +35,8 @@ def sense_kernel(
     """out[i] = Vth_eff[i] < ref_mV (the cell conducts).
 
     Vth_eff = x - retention + read_disturb + rtn, with x the stored Vth (mV):
-    retention = ret_mean * d + ret_dev * personality * sqrt(d), d = max(x - x0, 0);
+    retention = max(ret_mean * d + ret_dev * personality * sqrt(d), 0), d = max(x - x0, 0)
+    (charge only leaves a cell: a tight cell loses nothing, it never gains);
     read_disturb = rd_per_mV * max(vpass - x, 0); rtn = rtn_per_unit * table slice.
     """
     ref = np.float32(ref_mV)
@@ -49,7 +50,7 @@ def sense_kernel(
     for i in range(vth.shape[0]):
         x = np.float32(vth[i])
         d = max(x - x0, zero)
-        loss = rm * d + rdev * np.float32(personality[i]) * np.sqrt(d)
+        loss = max(rm * d + rdev * np.float32(personality[i]) * np.sqrt(d), zero)
         eff = x - loss + rd * max(vp - x, zero) + rs * np.float32(rtn[i])
         out[i] = eff < ref
 
@@ -76,7 +77,7 @@ def drift_kernel(
     for i in range(vth.shape[0]):
         x = np.float32(vth[i])
         d = max(x - x0, zero)
-        loss = rm * d + rdev * np.float32(personality[i]) * np.sqrt(d)
+        loss = max(rm * d + rdev * np.float32(personality[i]) * np.sqrt(d), zero)
         out[i] = x - loss + rd * max(vp - x, zero)
 
 

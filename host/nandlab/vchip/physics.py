@@ -15,7 +15,8 @@ Retention follows Dong, Li and Zhang's MLC channel model: for a cell at Vth x
 (volts) the loss after t hours at the reference temperature has mean
 Ks*Kd*N^0.5*ln(1+t/t0)*(x-x0) and variance Ks*Km*N^0.6*ln(1+t/t0)*(x-x0).
 The per-cell deviation is static: it is the cell's stored personality, so a
-leaky cell stays leaky across reads.
+leaky cell stays leaky across reads. A cell's loss is clamped at zero: retention
+removes charge, it never adds any.
 """
 
 from __future__ import annotations
