@@ -57,9 +57,36 @@ bench: setup
 	@echo "# make bench: each figure on its own line as 'name: value'"
 	$(PY) bench/page_sense.py
 	$(PY) bench/demo_speed.py
+	$(PY) bench/campaign_speed.py
 
 regen: setup
 	$(PY) -m nandlab.ops.codegen
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
+
+# ---- FPGA design (hw/): generated files and RTL tool checks ----
+# peakrdl* regenerate the CSR block / C header / Python map; yosys, iverilog and
+# verilator run the RTL checks in host/tests/test_hw_*.py.
+STAMP_HW := $(VENV)/.stamp-hw
+
+.PHONY: setup-hw test-hw regen-hw
+
+$(STAMP_HW): $(STAMP_PY)
+	$(BIN)/pip install --quiet --disable-pip-version-check peakrdl==1.5.0 peakrdl-regblock==1.3.1 peakrdl-cheader==1.1.0 systemrdl-compiler==1.33.0
+	@need=""; \
+	for t in yosys iverilog verilator; do command -v $$t >/dev/null || need="$$need $$t"; done; \
+	if [ -n "$$need" ]; then \
+	  echo "installing system packages:$$need"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null; \
+	fi
+	touch $@
+
+setup-hw: $(STAMP_HW)
+
+test-hw: setup setup-hw
+	$(PY) -m nandlab.hwgen --check
+	cd host && ../$(BIN)/pytest -q -p no:cacheprovider tests/test_hw_generated.py tests/test_hw_rtl_tools.py tests/test_hw_rtl_smoke.py
+
+regen-hw: setup setup-hw
+	$(PY) -m nandlab.hwgen
