@@ -19,16 +19,19 @@ setup: $(STAMP_PY) $(STAMP_SYS)
 $(STAMP_PY): host/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip==26.3
-	$(BIN)/pip install --quiet --disable-pip-version-check -e 'host[dev]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e 'host[dev,hw]'
 	touch $@
 
-# System tools the suites use: gcc (C header check), iverilog + verilator (SV package lint).
+# System tools the suites use: gcc / g++ (C header, HLS C-simulation), iverilog,
+# verilator and yosys (RTL lint, simulation and synthesis checks).
+SYSTEM_TOOLS := gcc:gcc g++:g++ iverilog:iverilog verilator:verilator yosys:yosys
+
 $(STAMP_SYS):
 	@mkdir -p $(VENV)
 	@need=""; \
-	command -v gcc >/dev/null || need="$$need gcc"; \
-	command -v iverilog >/dev/null || need="$$need iverilog"; \
-	command -v verilator >/dev/null || need="$$need verilator"; \
+	for pair in $(SYSTEM_TOOLS); do \
+	  command -v $${pair%%:*} >/dev/null || need="$$need $${pair#*:}"; \
+	done; \
 	if [ -n "$$need" ]; then \
 	  echo "installing system packages:$$need"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null; \
@@ -42,6 +45,7 @@ test: setup lint test-generated test-host test-e2e
 
 test-generated: setup
 	$(PY) -m nandlab.ops.codegen --check
+	$(PY) -m nandlab.hwgen --check
 
 test-host: setup
 	cd host && ../$(BIN)/pytest -q -p no:cacheprovider tests
@@ -61,32 +65,7 @@ bench: setup
 
 regen: setup
 	$(PY) -m nandlab.ops.codegen
+	$(PY) -m nandlab.hwgen
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
-
-# ---- FPGA design (hw/): generated files and RTL tool checks ----
-# peakrdl* regenerate the CSR block / C header / Python map; yosys, iverilog and
-# verilator run the RTL checks in host/tests/test_hw_*.py.
-STAMP_HW := $(VENV)/.stamp-hw
-
-.PHONY: setup-hw test-hw regen-hw
-
-$(STAMP_HW): $(STAMP_PY)
-	$(BIN)/pip install --quiet --disable-pip-version-check peakrdl==1.5.0 peakrdl-regblock==1.3.1 peakrdl-cheader==1.1.0 systemrdl-compiler==1.33.0
-	@need=""; \
-	for t in yosys iverilog verilator; do command -v $$t >/dev/null || need="$$need $$t"; done; \
-	if [ -n "$$need" ]; then \
-	  echo "installing system packages:$$need"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null; \
-	fi
-	touch $@
-
-setup-hw: $(STAMP_HW)
-
-test-hw: setup setup-hw
-	$(PY) -m nandlab.hwgen --check
-	cd host && ../$(BIN)/pytest -q -p no:cacheprovider tests/test_hw_generated.py tests/test_hw_rtl_tools.py tests/test_hw_rtl_smoke.py
-
-regen-hw: setup setup-hw
-	$(PY) -m nandlab.hwgen

@@ -1,0 +1,130 @@
+"""Register map generator: hw/regs/nandlab_regs.rdl -> RTL, C header, Python map.
+
+The RTL comes from peakrdl-regblock (AXI4-Lite, flattened bus ports), then two
+mechanical rewrites make it SystemVerilog that Verilator 5 and Yosys 0.23 read:
+
+1. `struct {` becomes `struct packed {`: Yosys 0.23 ("Only PACKED supported")
+   rejects unpacked structs; every hwif / storage member is a packed vector,
+   so nothing changes.
+2. `automatic logic x;` inside always_comb becomes `logic x;`: Yosys 0.23 does
+   not parse an explicit variable lifetime; each such variable is assigned at
+   the top of its block before any use, so it stays combinational.
+
+Icarus 11 still cannot compile the block (see docs/fpga.md): it aborts
+(elab_type.cc:86 "failed assertion scope") on a port typed with a package
+struct, and rejects continuous assignments to struct members ("Net
+hwif_out.X.Y.value is not defined"). The CSR block is therefore kept out of
+nandlab_core, which Icarus simulates; nandlab_ctrl adds it.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+from nandlab.hwgen import REPO, Output
+
+RDL = REPO / "hw" / "regs" / "nandlab_regs.rdl"
+RTL_DIR = REPO / "hw" / "rtl"
+C_HEADER = REPO / "firmware" / "include" / "nandlab_regs.h"
+PY_MAP = REPO / "host" / "nandlab" / "regs" / "_generated.py"
+BANNER = "generated from hw/regs/nandlab_regs.rdl by nandlab.hwgen.regs, do not edit"
+
+
+def _compile():
+    from peakrdl_regblock.udps import ALL_UDPS
+    from systemrdl import RDLCompiler
+
+    rdlc = RDLCompiler()
+    for udp in ALL_UDPS:
+        rdlc.register_udp(udp)
+    rdlc.compile_file(str(RDL))
+    return rdlc.elaborate()
+
+
+def _plain_sv(module: str, pkg: str) -> tuple[str, str]:
+    pkg = pkg.replace("struct {", "struct packed {")
+    module = module.replace("struct {", "struct packed {")
+    module = re.sub(r"^(\s*)automatic logic", r"\1logic", module, flags=re.M)
+    return module, pkg
+
+
+def _header(text: str, comment: str) -> str:
+    return f"{comment} {BANNER}\n{text}"
+
+
+def _rtl(root) -> list[Output]:
+    from peakrdl_regblock import RegblockExporter
+    from peakrdl_regblock.cpuif.axi4lite import AXI4Lite_Cpuif_flattened
+
+    with tempfile.TemporaryDirectory() as tmp:
+        RegblockExporter().export(root, tmp, cpuif_cls=AXI4Lite_Cpuif_flattened)
+        module = (Path(tmp) / "nandlab_regs.sv").read_text()
+        pkg = (Path(tmp) / "nandlab_regs_pkg.sv").read_text()
+    module, pkg = _plain_sv(module, pkg)
+    return [
+        Output(RTL_DIR / "nandlab_regs_pkg.sv", _header(_nettype(pkg), "//")),
+        Output(RTL_DIR / "nandlab_regs.sv", _header(_nettype(module), "//")),
+    ]
+
+
+def _nettype(sv: str) -> str:
+    """Wrap in `default_nettype none` ... `wire`, as every RTL file of the project."""
+    return f"`default_nettype none\n\n{sv}\n`default_nettype wire\n"
+
+
+def _c_header(root) -> Output:
+    from peakrdl_cheader.exporter import CHeaderExporter
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "nandlab_regs.h"
+        CHeaderExporter().export(root, str(path))
+        text = path.read_text()
+    return Output(C_HEADER, _header(text, "//"))
+
+
+def _python_map(root) -> Output:
+    from systemrdl import RDLListener, RDLWalker
+    from systemrdl.node import FieldNode, RegNode
+
+    lines = [
+        f'"""Register map of the nandlab ONFI controller.\n\n{BANNER}\n"""',
+        "# ruff: noqa: E501  (generated: register descriptions are kept on one line)",
+        "",
+        "from nandlab.regs.model import Field, Register",
+        "",
+    ]
+    regs: list[str] = []
+
+    class Listener(RDLListener):
+        def enter_Reg(self, node: RegNode) -> None:
+            fields = []
+            for f in node.fields():
+                fields.append(_field_src(f))
+            desc = (node.get_property("name") or node.inst_name).replace('"', "'")
+            regs.append(
+                f"    Register(\n        {node.inst_name!r}, 0x{node.address_offset:03X}, "
+                f"{desc!r},\n        (\n" + "".join(f"            {s},\n" for s in fields)
+                + "        ),\n    ),"
+            )
+
+    def _field_src(f: FieldNode) -> str:
+        reset = f.get_property("reset")
+        desc = f.get_property("desc") or f.get_property("name") or ""
+        sw = f.get_property("sw").name
+        return (f"Field({f.inst_name!r}, {f.lsb}, {f.width}, {sw!r}, "
+                f"{reset if reset is not None else 0}, {' '.join(desc.split())!r})")
+
+    RDLWalker(unroll=True).walk(root.top, Listener())
+    lines.append("REGISTERS: tuple[Register, ...] = (")
+    lines.extend(regs)
+    lines.append(")")
+    lines.append('"""Every register, in address order."""')
+    return Output(PY_MAP, "\n".join(lines) + "\n")
+
+
+def outputs() -> list[Output]:
+    """Every file generated from the RDL source, with its up-to-date content."""
+    root = _compile()
+    return [*_rtl(root), _c_header(root), _python_map(root)]

@@ -1,0 +1,111 @@
+// nandlab_core: ONFI controller datapath without the CSR block.
+//
+// Sequencer, PHY, timing selection and R/B# synchronisers, with the CSR
+// values as plain ports. nandlab_ctrl adds the generated CSR block; this
+// module is what Icarus 11 simulates, since Icarus 11 cannot compile the
+// generated block (docs/fpga.md).
+//
+// Clock / reset: clk, rst (active-high, synchronous).
+`default_nettype none
+
+module nandlab_core #(
+    parameter int NUM_CE = 4,             // chip enables (1..8)
+    parameter int CLK_PERIOD_PS = 10000   // core clock period: 10000, 8000 or 5000
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire [31:0]       s_axis_cmd_tdata,
+    input  wire              s_axis_cmd_tvalid,
+    output wire              s_axis_cmd_tready,
+    input  wire              s_axis_cmd_tlast,
+    output wire [31:0]       m_axis_rsp_tdata,
+    output wire              m_axis_rsp_tvalid,
+    input  wire              m_axis_rsp_tready,
+    output wire              m_axis_rsp_tlast,
+    // CSR values
+    input  wire              csr_timing_override,   // use csr_timing instead of the mode preset
+    input  wire [135:0]      csr_timing,            // {TIMING_CCS[7:0], TIMING_TURN, TIMING_SETUP, TIMING_READ, TIMING_WRITE}
+    input  wire [31:0]       csr_rsp_limit,
+    input  wire              csr_clear_counters,
+    output wire [4:0]        status_state,
+    output wire              status_running,
+    output wire [3:0]        status_timing_mode,
+    output wire [7:0]        status_last_error,
+    output wire [7:0]        status_gpio,
+    output wire [NUM_CE-1:0] status_rb,
+    output wire [31:0]       cnt_programs,
+    output wire [31:0]       cnt_errors,
+    output wire [63:0]       cnt_busy_cycles,
+    // ONFI pins
+    output wire [NUM_CE-1:0] nand_ce_n,
+    output wire              nand_cle,
+    output wire              nand_ale,
+    output wire              nand_we_n,
+    output wire              nand_re_n,
+    output wire              nand_wp_n,
+    input  wire [NUM_CE-1:0] nand_rb_n,
+    input  wire [7:0]        nand_dq_i,
+    output wire [7:0]        nand_dq_o,
+    output wire              nand_dq_oe
+);
+    // R/B# is asynchronous to clk: two flops each.
+    reg [NUM_CE-1:0] rb_meta_q, rb_q;
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            rb_meta_q <= '1;
+            rb_q <= '1;
+        end else begin
+            rb_meta_q <= nand_rb_n;
+            rb_q <= rb_meta_q;
+        end
+    end
+    assign status_rb = rb_q;
+
+    wire [3:0]   timing_mode;
+    wire [135:0] timing;
+
+    nandlab_timing_sel #(.CLK_PERIOD_PS(CLK_PERIOD_PS)) u_timing (
+        .mode(timing_mode), .use_csr(csr_timing_override), .csr_timing(csr_timing),
+        .timing(timing)
+    );
+
+    wire              phy_req_valid, phy_req_ready, phy_rd_valid, phy_idle, phy_wb_done;
+    wire [1:0]        phy_req_kind;
+    wire [7:0]        phy_req_data, phy_rd_data;
+    wire [NUM_CE-1:0] ce_sel;
+
+    nandlab_seq #(.NUM_CE(NUM_CE), .CLK_PERIOD_PS(CLK_PERIOD_PS)) u_seq (
+        .clk(clk), .rst(rst),
+        .s_axis_cmd_tdata(s_axis_cmd_tdata), .s_axis_cmd_tvalid(s_axis_cmd_tvalid),
+        .s_axis_cmd_tready(s_axis_cmd_tready), .s_axis_cmd_tlast(s_axis_cmd_tlast),
+        .m_axis_rsp_tdata(m_axis_rsp_tdata), .m_axis_rsp_tvalid(m_axis_rsp_tvalid),
+        .m_axis_rsp_tready(m_axis_rsp_tready), .m_axis_rsp_tlast(m_axis_rsp_tlast),
+        .phy_req_valid(phy_req_valid), .phy_req_ready(phy_req_ready),
+        .phy_req_kind(phy_req_kind), .phy_req_data(phy_req_data),
+        .phy_rd_valid(phy_rd_valid), .phy_rd_data(phy_rd_data),
+        .phy_idle(phy_idle), .phy_wb_done(phy_wb_done),
+        .ce_sel(ce_sel), .rb_n(rb_q),
+        .rsp_limit(csr_rsp_limit), .clear_counters(csr_clear_counters),
+        .status_state(status_state), .status_running(status_running),
+        .status_timing_mode(timing_mode), .status_last_error(status_last_error),
+        .gpio(status_gpio),
+        .cnt_programs(cnt_programs), .cnt_errors(cnt_errors), .cnt_busy_cycles(cnt_busy_cycles)
+    );
+    assign status_timing_mode = timing_mode;
+    assign nand_wp_n = status_gpio[0];
+
+    nandlab_onfi_phy #(.NUM_CE(NUM_CE)) u_phy (
+        .clk(clk), .rst(rst),
+        .timing(timing), .ce_sel(ce_sel),
+        .req_valid(phy_req_valid), .req_ready(phy_req_ready),
+        .req_kind(phy_req_kind), .req_data(phy_req_data),
+        .rd_valid(phy_rd_valid), .rd_data(phy_rd_data),
+        .idle(phy_idle), .wb_done(phy_wb_done),
+        .nand_ce_n(nand_ce_n), .nand_cle(nand_cle), .nand_ale(nand_ale),
+        .nand_we_n(nand_we_n), .nand_re_n(nand_re_n),
+        .nand_dq_i(nand_dq_i), .nand_dq_o(nand_dq_o), .nand_dq_oe(nand_dq_oe)
+    );
+
+endmodule
+
+`default_nettype wire

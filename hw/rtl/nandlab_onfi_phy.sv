@@ -1,0 +1,202 @@
+// nandlab_onfi_phy: ONFI SDR (asynchronous) bus cycles with run-time timing.
+//
+// Runs one bus cycle per request: a command latch (CLE), an address latch
+// (ALE), a data-in write (WE#) or a data-out read (RE#). Every time is a
+// count of clock cycles from `timing` (nandlab_timing_pkg layout), so any SDR
+// mode runs at any clock the presets cover. Turnarounds are enforced here:
+// tWHR (WE# high to RE# low), tRHW (RE# high to WE# low), tADL (address to
+// data in), tCS (CE# low to strobe) and tCCS after a column change (command
+// E0h before a read, command 85h + address before data in). Holds (tCLH,
+// tALH, tDH, tCH) are met by the WE# high phase, which is at least tWH.
+// DQ is sampled on the clock edge that ends the RE# low phase, at least
+// T_REA cycles after RE# fell. `wb_done` tells that tWB has passed since the
+// last WE# rise, so R/B# is valid.
+//
+// Clock / reset: clk, rst (active-high, synchronous).
+`default_nettype none
+
+module nandlab_onfi_phy #(
+    parameter int NUM_CE = 4   // chip enables
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire [135:0]      timing,       // active timing, cycles per field
+    input  wire [NUM_CE-1:0] ce_sel,       // selected targets (one-hot or 0); change only when idle
+    input  wire              req_valid,
+    output wire              req_ready,
+    input  wire [1:0]        req_kind,     // KIND_*
+    input  wire [7:0]        req_data,     // byte to latch / write
+    output reg               rd_valid,     // one-cycle pulse: rd_data holds a read byte
+    output reg  [7:0]        rd_data,
+    output wire              idle,         // no bus cycle in progress
+    output wire              wb_done,      // tWB passed since the last WE# rise
+    output reg  [NUM_CE-1:0] nand_ce_n,
+    output reg               nand_cle,
+    output reg               nand_ale,
+    output reg               nand_we_n,
+    output reg               nand_re_n,
+    input  wire [7:0]        nand_dq_i,
+    output reg  [7:0]        nand_dq_o,
+    output reg               nand_dq_oe
+);
+    localparam logic [1:0] KIND_CMD = 2'd0;
+    localparam logic [1:0] KIND_ADDR = 2'd1;
+    localparam logic [1:0] KIND_DIN = 2'd2;
+    localparam logic [1:0] KIND_DOUT = 2'd3;
+
+    localparam logic [1:0] S_IDLE = 2'd0;
+    localparam logic [1:0] S_GAP = 2'd1;
+    localparam logic [1:0] S_LOW = 2'd2;
+    localparam logic [1:0] S_HIGH = 2'd3;
+
+    function automatic [7:0] field(input [135:0] t, input integer i);
+        field = t[8*i +: 8];
+    endfunction
+
+    function automatic [7:0] max8(input [7:0] a, input [7:0] b);
+        max8 = a > b ? a : b;
+    endfunction
+
+    wire [7:0] t_wp = field(timing, nandlab_timing_pkg::T_WP);
+    wire [7:0] t_wh = field(timing, nandlab_timing_pkg::T_WH);
+    wire [7:0] t_wc = field(timing, nandlab_timing_pkg::T_WC);
+    wire [7:0] t_ds = field(timing, nandlab_timing_pkg::T_DS);
+    wire [7:0] t_rp = field(timing, nandlab_timing_pkg::T_RP);
+    wire [7:0] t_reh = field(timing, nandlab_timing_pkg::T_REH);
+    wire [7:0] t_rc = field(timing, nandlab_timing_pkg::T_RC);
+    wire [7:0] t_rea = field(timing, nandlab_timing_pkg::T_REA);
+    wire [7:0] t_cls = field(timing, nandlab_timing_pkg::T_CLS);
+    wire [7:0] t_als = field(timing, nandlab_timing_pkg::T_ALS);
+    wire [7:0] t_cs = field(timing, nandlab_timing_pkg::T_CS);
+    wire [7:0] t_dh = field(timing, nandlab_timing_pkg::T_DH);
+    wire [7:0] t_wb = field(timing, nandlab_timing_pkg::T_WB);
+    wire [7:0] t_whr = field(timing, nandlab_timing_pkg::T_WHR);
+    wire [7:0] t_rhw = field(timing, nandlab_timing_pkg::T_RHW);
+    wire [7:0] t_adl = field(timing, nandlab_timing_pkg::T_ADL);
+    wire [7:0] t_ccs = field(timing, nandlab_timing_pkg::T_CCS);
+
+    reg [1:0] state_q;
+    reg [1:0] kind_q;
+    reg [7:0] data_q;
+    reg [7:0] cnt_q;        // cycles left in the current phase
+    reg [7:0] high_q;       // length of the coming high phase
+    reg [7:0] since_we_q;   // cycles since WE# rose (saturating)
+    reg [7:0] since_re_q;   // cycles since RE# rose (saturating)
+    reg [7:0] since_ce_q;   // cycles since CE# changed (saturating)
+    reg [1:0] last_kind_q;  // kind of the last write cycle
+    reg       ccs_q;        // a column change is pending (E0h / 85h seen)
+    reg [NUM_CE-1:0] ce_q;
+
+    // Phase lengths of the latched request.
+    wire       is_read = kind_q == KIND_DOUT;
+    wire [7:0] strobe_setup = kind_q == KIND_CMD ? t_cls : kind_q == KIND_ADDR ? t_als : 8'd1;
+    wire [7:0] low_w = max8(max8(t_wp, t_ds), strobe_setup);
+    wire [7:0] low_r = max8(t_rp, t_rea);
+    wire [7:0] low_len = max8(is_read ? low_r : low_w, 8'd1);
+    wire [7:0] cyc = is_read ? t_rc : t_wc;
+    wire [7:0] cyc_rest = cyc > low_len ? cyc - low_len : 8'd0;
+    wire [7:0] high_len = max8(max8(is_read ? t_reh : max8(t_wh, t_dh), cyc_rest), 8'd1);
+
+    // Turnaround before the strobe of the latched request.
+    wire [7:0] whr_need = ccs_q ? max8(t_whr, t_ccs) : t_whr;
+    wire [7:0] adl_need = ccs_q ? max8(t_adl, t_ccs) : t_adl;
+    wire       gap_ok = since_ce_q >= t_cs &&
+        (is_read ? since_we_q >= whr_need :
+                   since_re_q >= t_rhw &&
+                   (kind_q != KIND_DIN || last_kind_q != KIND_ADDR || since_we_q >= adl_need));
+
+    assign req_ready = state_q == S_IDLE;
+    assign idle = state_q == S_IDLE && !req_valid;
+    assign wb_done = since_we_q >= t_wb;
+
+    always_ff @(posedge clk) begin
+        rd_valid <= 1'b0;
+        if (since_we_q != 8'hFF) since_we_q <= since_we_q + 8'd1;
+        if (since_re_q != 8'hFF) since_re_q <= since_re_q + 8'd1;
+        if (since_ce_q != 8'hFF) since_ce_q <= since_ce_q + 8'd1;
+        if (ce_sel != ce_q) begin
+            ce_q <= ce_sel;
+            nand_ce_n <= ~ce_sel;
+            since_ce_q <= 8'd0;
+        end
+        case (state_q)
+            S_IDLE: if (req_valid) begin
+                kind_q <= req_kind;
+                data_q <= req_data;
+                state_q <= S_GAP;
+                if (req_kind == KIND_DOUT) begin
+                    // release the bus and drop the latches now: tCLR / tAR pass within tWHR
+                    nand_dq_oe <= 1'b0;
+                    nand_cle <= 1'b0;
+                    nand_ale <= 1'b0;
+                end
+            end
+            S_GAP: if (gap_ok) begin
+                state_q <= S_LOW;
+                cnt_q <= low_len;
+                high_q <= high_len;
+                if (is_read) begin
+                    nand_re_n <= 1'b0;
+                end else begin
+                    nand_we_n <= 1'b0;
+                    nand_cle <= kind_q == KIND_CMD;
+                    nand_ale <= kind_q == KIND_ADDR;
+                    nand_dq_o <= data_q;
+                    nand_dq_oe <= 1'b1;
+                end
+            end
+            S_LOW: begin
+                cnt_q <= cnt_q - 8'd1;
+                if (cnt_q == 8'd1) begin
+                    state_q <= S_HIGH;
+                    cnt_q <= high_q;
+                    if (is_read) begin
+                        nand_re_n <= 1'b1;
+                        since_re_q <= 8'd0;
+                        rd_data <= nand_dq_i;
+                        rd_valid <= 1'b1;
+                        ccs_q <= 1'b0;
+                    end else begin
+                        nand_we_n <= 1'b1;
+                        since_we_q <= 8'd0;
+                        last_kind_q <= kind_q;
+                        if (kind_q == KIND_CMD) begin
+                            ccs_q <= data_q == 8'hE0 || data_q == 8'h85;
+                        end else if (kind_q == KIND_DIN) begin
+                            ccs_q <= 1'b0;
+                        end
+                    end
+                end
+            end
+            default: begin
+                cnt_q <= cnt_q - 8'd1;
+                if (cnt_q == 8'd1) state_q <= S_IDLE;
+            end
+        endcase
+        if (rst) begin
+            state_q <= S_IDLE;
+            kind_q <= KIND_CMD;
+            data_q <= 8'd0;
+            cnt_q <= 8'd0;
+            high_q <= 8'd0;
+            since_we_q <= 8'hFF;
+            since_re_q <= 8'hFF;
+            since_ce_q <= 8'hFF;
+            last_kind_q <= KIND_CMD;
+            ccs_q <= 1'b0;
+            ce_q <= '0;
+            nand_ce_n <= '1;
+            nand_cle <= 1'b0;
+            nand_ale <= 1'b0;
+            nand_we_n <= 1'b1;
+            nand_re_n <= 1'b1;
+            nand_dq_o <= 8'd0;
+            nand_dq_oe <= 1'b0;
+            rd_data <= 8'd0;
+            rd_valid <= 1'b0;
+        end
+    end
+
+endmodule
+
+`default_nettype wire
