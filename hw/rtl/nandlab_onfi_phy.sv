@@ -7,7 +7,9 @@
 // tWHR (WE# high to RE# low), tRHW (RE# high to WE# low), tADL (address to
 // data in), tCS (CE# low to strobe) and tCCS after a column change (command
 // E0h before a read, command 85h + address before data in). Holds (tCLH,
-// tALH, tDH, tCH) are met by the WE# high phase, which is at least tWH.
+// tALH, tDH, tCH) are met by the WE# high phase, which is at least tWH; CLE
+// and ALE fall when it ends, so they are low long before a later read (tCLR,
+// tAR) whatever waits come in between.
 // DQ is sampled on the clock edge that ends the RE# low phase, at least
 // T_REA cycles after RE# fell. `wb_done` tells that tWB has passed since the
 // last WE# rise, so R/B# is valid.
@@ -125,10 +127,7 @@ module nandlab_onfi_phy #(
                 data_q <= req_data;
                 state_q <= S_GAP;
                 if (req_kind == KIND_DOUT) begin
-                    // release the bus and drop the latches now: tCLR / tAR pass within tWHR
-                    nand_dq_oe <= 1'b0;
-                    nand_cle <= 1'b0;
-                    nand_ale <= 1'b0;
+                    nand_dq_oe <= 1'b0;   // release the bus: the die drives DQ from RE# low
                 end
             end
             S_GAP: if (gap_ok) begin
@@ -170,7 +169,11 @@ module nandlab_onfi_phy #(
             end
             default: begin
                 cnt_q <= cnt_q - 8'd1;
-                if (cnt_q == 8'd1) state_q <= S_IDLE;
+                if (cnt_q == 8'd1) begin
+                    state_q <= S_IDLE;
+                    nand_cle <= 1'b0;
+                    nand_ale <= 1'b0;
+                end
             end
         endcase
         if (rst) begin

@@ -12,8 +12,10 @@
 // complete instruction with tlast that is not END (the index is the missing
 // END's). OVERFLOW: a record that, with the closing ERROR and END, would pass
 // `rsp_limit` words (0 = no limit). Times count core clock cycles of
-// CLK_PERIOD_PS; busy time is the number of cycles the selected R/B# is seen
-// low during a WAIT_RDY (from its start, tWB window included).
+// CLK_PERIOD_PS. Busy time is the length of the selected target's latest R/B#
+// low period, timed from its falling edge whatever instruction was running
+// then (the DELAY tWB a program puts before WAIT_RDY included), so BUSY is the
+// die's whole busy time, as the die itself reports it.
 //
 // Clock / reset: clk, rst (active-high, synchronous; also aborts a program).
 `default_nettype none
@@ -117,7 +119,8 @@ module nandlab_seq #(
     reg        rec_last_q;
     reg [4:0]  after_q;
     reg [31:0] elapsed_q;             // ns in the current WAIT_RDY / DELAY
-    reg [31:0] busy_ns_q;
+    reg [31:0] busy_len_q [NUM_CE];   // ns of each target's latest R/B# low period
+    reg [NUM_CE-1:0] rb_prev_q;
     reg [63:0] prog_ns_q;
     reg [31:0] words_out_q;
     reg [3:0]  timing_mode_q;
@@ -134,6 +137,12 @@ module nandlab_seq #(
     wire        can_push = !rsp_valid_q || m_axis_rsp_tready;
     wire        phy_fire = phy_req_valid && phy_req_ready;
     wire        rb_ready = |(rb_n & ce_q);
+    reg  [31:0] busy_sel;             // busy_len_q of the selected target
+
+    always_comb begin
+        busy_sel = 32'd0;
+        for (int k = 0; k < NUM_CE; k++) if (ce_q[k]) busy_sel = busy_sel | busy_len_q[k];
+    end
 
     // ------------------------------------------------------------ helpers
     wire [31:0] pat_word = w1_q;
@@ -387,7 +396,6 @@ module nandlab_seq #(
                     end
                     nandlab_ops_pkg::OP_WAIT_RDY: begin
                         elapsed_q <= 32'd0;
-                        busy_ns_q <= 32'd0;
                         state_q <= S_WB;
                     end
                     nandlab_ops_pkg::OP_MARK: begin
@@ -532,15 +540,12 @@ module nandlab_seq #(
 
             S_WB, S_RDY: begin
                 elapsed_q <= sat_add(elapsed_q, NS);
-                if (!rb_ready) begin
-                    busy_ns_q <= sat_add(busy_ns_q, NS);
-                    cnt_busy_q <= cnt_busy_q + 64'd1;
-                end
+                if (!rb_ready) cnt_busy_q <= cnt_busy_q + 64'd1;
                 if (state_q == S_WB) begin
                     if (phy_idle && phy_wb_done) state_q <= S_RDY;
                 end else if (rb_ready) begin
                     rec0_q <= {nandlab_ops_pkg::RES_BUSY, index_q};
-                    rec1_q <= busy_ns_q;
+                    rec1_q <= busy_sel;
                     rec_n_q <= 2'd2;
                     if (fits(rsp_limit, words_out_q, 34'd2)) begin
                         state_q <= S_EMIT;
@@ -647,7 +652,6 @@ module nandlab_seq #(
             rec_last_q <= 1'b0;
             after_q <= S_HDR;
             elapsed_q <= 32'd0;
-            busy_ns_q <= 32'd0;
             prog_ns_q <= 64'd0;
             words_out_q <= 32'd0;
             timing_mode_q <= 4'd0;
@@ -659,6 +663,20 @@ module nandlab_seq #(
             rsp_data_q <= 32'd0;
             rsp_valid_q <= 1'b0;
             rsp_last_q <= 1'b0;
+        end
+    end
+
+    // ------------------------------------------------------------ busy timers
+    // One per target, free-running: a falling R/B# restarts it, it counts while
+    // R/B# is low and holds the length once R/B# is high again.
+    always_ff @(posedge clk) begin
+        for (int k = 0; k < NUM_CE; k++) begin
+            if (!rb_n[k]) busy_len_q[k] <= rb_prev_q[k] ? NS : sat_add(busy_len_q[k], NS);
+        end
+        rb_prev_q <= rb_n;
+        if (rst) begin
+            for (int k = 0; k < NUM_CE; k++) busy_len_q[k] <= 32'd0;
+            rb_prev_q <= '1;
         end
     end
 

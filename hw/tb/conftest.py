@@ -1,0 +1,30 @@
+"""pytest setup of the RTL testbenches (hw/tb/<module>/test_<module>.py).
+
+`pytest hw/tb` runs each testbench's quick parameter grid; `pytest hw/tb
+--rtl-full` runs the full grid (every SDR timing mode, both simulators, with
+and without result-stream back-pressure). Simulator setup: common/sim_env.py.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--rtl-full",
+        action="store_true",
+        dest="rtl_full",
+        help="run every testbench over its full parameter grid (slow)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "rtl: runs an HDL simulation through cocotb's runner"
+    )

@@ -1,0 +1,268 @@
+"""The ONFI SDR timing checker of the pin adapter, on recorded edge lists (no simulator).
+
+A small waveform builder plays an ideal controller (every edge at the
+tightest legal time of the mode); the checker must accept it in every mode,
+and must catch each parameter when one edge is moved 1 ns too early.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hw" / "tb"))
+
+from common.onfi_timing import (
+    T_AR,
+    T_CH,
+    T_CLH,
+    T_CLR,
+    T_RR,
+    OnfiTimingError,
+    SdrTimingChecker,
+    check_edges,
+)
+from nandlab.onfi_spec.sdr_timing import sdr
+
+PS = 1000
+
+
+class Wave:
+    """Edges of an ideal SDR controller; `tight` overrides one parameter (ns)."""
+
+    def __init__(self, mode: int, **tight: int) -> None:
+        self.mode, self.s, self.tight = mode, sdr(mode), tight
+        self.t = 1_000 * PS
+        self.we_rise = self.re_rise = self.t
+        self.edges: list[tuple[int, str, int]] = []
+
+    def v(self, name: str, default: int | None = None) -> int:
+        if name in self.tight:
+            return self.tight[name]
+        return getattr(self.s, name) if default is None else default
+
+    def at(self, pin: str, value: int, dt_ns: float = 0) -> None:
+        self.edges.append((self.t + round(dt_ns * PS), pin, value))
+
+    def wait(self, ns: float) -> Wave:
+        self.t += round(ns * PS)
+        return self
+
+    def after(self, param: str, since: int, default: int | None = None) -> Wave:
+        """Move to `param` ns after `since` (ps); a tightened one may move back before a release."""
+        self.t = (
+            max(self.t, since + self.v(param, default) * PS)
+            if param not in self.tight
+            else (since + self.v(param) * PS)
+        )
+        return self
+
+    def select(self) -> Wave:
+        self.at("ce_n", 0)
+        return self.wait(
+            max(0, self.v("tCS") - self.s.tWP)
+        )  # CE# low to the first WE# rise
+
+    def write(self, kind: str, byte: int) -> Wave:
+        wp = self.v("tWP")
+        wh = max(self.v("tWH"), self.v("tWC") - self.v("tWP"))
+        if "tWC" in self.tight:
+            wh = self.tight["tWC"] - wp
+        self.at("we_n", 0)
+        setup = {"cmd": "tCLS", "addr": "tALS", "data": "tDS"}[kind]
+        lead = wp - self.v(setup, wp)  # a tight setup moves the level change late
+        self.at("cle", int(kind == "cmd"), lead)
+        self.at("ale", int(kind == "addr"), lead)
+        self.at("dq", byte, lead if kind == "data" else 0)
+        self.at("dq_oe", 1)
+        self.at("we_n", 1, wp)
+        self.we_rise = self.t + wp * PS
+        hold = {"cmd": "tCLH", "addr": "tALH", "data": "tDH"}[kind]
+        if hold in self.tight:  # release the latched level early
+            pin = {"cmd": "cle", "addr": "ale", "data": "dq"}[kind]
+            self.at(pin, (byte ^ 1) if pin == "dq" else 0, wp + self.tight[hold])
+        return self.wait(wp + wh)
+
+    def cmd(self, byte: int) -> Wave:
+        return self.write("cmd", byte)
+
+    def addr(self, *data: int) -> Wave:
+        for b in data:
+            self.write("addr", b)
+        return self
+
+    def din(self, n: int) -> Wave:
+        for i in range(n):
+            self.write("data", i & 0xFF)
+        return self
+
+    def release(self) -> Wave:
+        """Drop CLE / ALE and DQ after the last write cycle."""
+        self.at("cle", 0)
+        self.at("ale", 0)
+        self.at("dq_oe", 0)
+        return self
+
+    def dout(self, n: int) -> Wave:
+        rp = self.v("tRP")
+        rh = max(self.v("tREH"), self.v("tRC") - self.v("tRP"))
+        if "tRC" in self.tight:
+            rh = self.tight["tRC"] - rp
+        for _ in range(n):
+            self.at("re_n", 0)
+            self.at("re_n", 1, rp)
+            self.re_rise = self.t + rp * PS
+            self.wait(rp + rh)
+        return self
+
+    def busy(self, ns: int) -> Wave:
+        """R/B# low from just after the last WE# rise for `ns`; the cursor stays."""
+        self.edges.append((self.we_rise + PS, "rb_n", 0))
+        self.edges.append((self.we_rise + ns * PS, "rb_n", 1))
+        self.rb_rise = self.we_rise + ns * PS
+        return self
+
+    def to_data_in(self, param: str) -> Wave:
+        """Place the next data WE# rise `param` (tADL / tCCS) after the last WE# rise."""
+        return self.after(param, self.we_rise - self.v("tWP") * PS)
+
+    def whr(self) -> Wave:
+        return self.after("tWHR", self.we_rise)
+
+    def rhw(self) -> Wave:
+        return self.after("tRHW", self.re_rise)
+
+    def ready(self) -> Wave:
+        """Wait for R/B# high, then tRR."""
+        return self.after("tRR", self.rb_rise, T_RR[self.mode])
+
+    def deselect(self) -> Wave:
+        self.edges.append(
+            (self.we_rise + self.v("tCH", T_CH[self.mode]) * PS, "ce_n", 1)
+        )
+        return self
+
+    def sorted(self) -> list[tuple[int, str, int]]:
+        return sorted(self.edges, key=lambda e: e[0])
+
+
+def session(w: Wave) -> Wave:
+    """READ ID, SET FEATURES, PROGRAM + status while busy, READ, change column."""
+    m = w.mode
+    w.select()
+    w.cmd(0x90).addr(0x20).release().whr().dout(4).rhw()
+    w.cmd(0xEF).addr(0x01).release().to_data_in("tADL").din(4).busy(1000).ready()
+    w.cmd(0x80).addr(0, 0, 1, 0, 0).release().to_data_in("tADL").din(8).cmd(0x10)
+    w.busy(5000).after("tWB", w.we_rise).cmd(0x70).release().whr().dout(1).rhw().ready()
+    w.cmd(0x00).addr(0, 0, 1, 0, 0).cmd(0x30).release().busy(3000)
+    w.after("tCLR", w.we_rise, max(T_CLR[m], T_AR[m])).ready().dout(8).rhw()
+    w.cmd(0x05).addr(4, 0).cmd(0xE0).release().after("tCCS", w.we_rise).dout(2).rhw()
+    w.cmd(0x85).addr(2, 0).release().to_data_in("tCCS").din(2).cmd(0x10)
+    w.deselect()
+    return w
+
+
+@pytest.mark.parametrize("mode", range(6))
+def test_ideal_controller_passes_every_mode(mode: int) -> None:
+    assert check_edges(session(Wave(mode)).sorted(), mode) == []
+
+
+CHECKED = [
+    "tWP",
+    "tWH",
+    "tWC",
+    "tRP",
+    "tREH",
+    "tRC",
+    "tCS",
+    "tCLS",
+    "tALS",
+    "tDS",
+    "tCLH",
+    "tALH",
+    "tDH",
+    "tCH",
+    "tWB",
+    "tWHR",
+    "tADL",
+    "tRHW",
+    "tRR",
+    "tCCS",
+]
+
+
+def _required(mode: int, param: str) -> int:
+    extra = {
+        "tCLH": T_CLH[mode],
+        "tALH": T_CLH[mode],
+        "tCH": T_CH[mode],
+        "tRR": T_RR[mode],
+    }
+    return extra.get(param, getattr(sdr(mode), param, 0))
+
+
+def _implied(mode: int, param: str) -> bool:
+    """tWH / tREH that the cycle time already forces (tWC - tWP > tWH) cannot be broken alone."""
+    s = sdr(mode)
+    if param == "tWH":
+        return s.tWC - s.tWP > s.tWH
+    if param == "tREH":
+        return s.tRC - s.tRP > s.tREH
+    return False
+
+
+@pytest.mark.parametrize(
+    ("mode", "param"),
+    [(m, p) for m in (0, 3, 5) for p in CHECKED if not _implied(m, p)],
+)
+def test_one_ns_short_is_caught(mode: int, param: str) -> None:
+    required = _required(mode, param)
+    short = required - 1
+    violations = check_edges(session(Wave(mode, **{param: short})).sorted(), mode)
+    hits = [v for v in violations if v.param == param]
+    assert hits, f"{param} {short} ns not caught; got {[str(v) for v in violations]}"
+    v = hits[0]
+    assert v.required_ns == required and v.measured_ns == pytest.approx(short)
+    assert (
+        param in str(v)
+        and f"{short:g} ns" in str(v)
+        and f">= {required:g} ns" in str(v)
+    )
+
+
+def test_bus_rules() -> None:
+    chk = SdrTimingChecker(3)
+    chk.edge(0, "ce_n", 0)
+    chk.edge(100 * PS, "cle", 1)
+    chk.edge(100 * PS, "ale", 1)
+    chk.edge(100 * PS, "dq_oe", 1)
+    chk.edge(100 * PS, "we_n", 0)
+    chk.edge(200 * PS, "we_n", 1)  # CLE and ALE both high
+    chk.edge(300 * PS, "cle", 0)
+    chk.edge(300 * PS, "ale", 0)
+    chk.edge(500 * PS, "re_n", 0)  # DQ still driven
+    params = {v.param for v in chk.violations}
+    assert {"CLE/ALE", "DQ_OE"} <= params
+
+
+def test_strict_raises_first_violation() -> None:
+    chk = SdrTimingChecker(5, strict=True)
+    chk.edge(0, "ce_n", 0)
+    chk.edge(0, "re_n", 0)
+    with pytest.raises(
+        OnfiTimingError, match=r"tRP violated .* measured 3 ns, required >= 10 ns"
+    ):
+        chk.edge(3 * PS, "re_n", 1)
+
+
+def test_mode_switch_applies_to_later_edges() -> None:
+    chk = SdrTimingChecker(0)
+    chk.edge(0, "ce_n", 0)
+    chk.edge(0, "re_n", 0)
+    chk.edge(20 * PS, "re_n", 1)  # 20 ns < tRP 50 ns of mode 0
+    chk.set_mode(5)
+    chk.edge(100 * PS, "re_n", 0)
+    chk.edge(110 * PS, "re_n", 1)  # 10 ns = tRP of mode 5
+    assert [(v.param, v.mode) for v in chk.violations] == [("tRP", 0)]
