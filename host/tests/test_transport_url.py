@@ -34,7 +34,7 @@ def test_good_urls(url: str, expected: SimOptions) -> None:
     ("url", "words"),
     [
         ("mlc-64l", ["no scheme", "sim://"]),
-        ("ftdi://ftdi:2232h/1", ["unknown transport 'ftdi://'", "sim://"]),
+        ("usb://ftdi:2232h/1", ["unknown transport 'usb://'", "sim://"]),
         ("sim://", ["names no chip profile"]),
         ("sim://mlc-64l?speed=3", ["unknown option 'speed'", "seed"]),
         ("sim://mlc-64l?seed=abc", ["seed='abc'", "integer"]),

@@ -7,8 +7,8 @@
 
 from nandlab.boards.loader import BoardError, board_names, boards_dir, load_board, parse_board
 from nandlab.boards.model import (
-    Board,
     BitbangWiring,
+    Board,
     FpgaController,
     FtdiController,
     McuWiring,

@@ -26,10 +26,12 @@ class McuWiring(_Strict):
     MPSSE "wait on I/O high" (88h) can wait for it inside the command stream.
     """
 
-    cle: int = Field(0x40, ge=1, le=0x80, description="A[15:8] bit driving CLE")
-    ale: int = Field(0x80, ge=1, le=0x80, description="A[15:8] bit driving ALE")
-    wp_n: int = Field(0x20, ge=1, le=0x80, description="A[15:8] bit driving WP#")
-    rb_bit: int = Field(0x02, ge=1, le=0x80, description="GET_BITS_HIGH (83h) bit that reads R/B#")
+    cle: int = Field(default=0x40, ge=1, le=0x80, description="A[15:8] bit driving CLE")
+    ale: int = Field(default=0x80, ge=1, le=0x80, description="A[15:8] bit driving ALE")
+    wp_n: int = Field(default=0x20, ge=1, le=0x80, description="A[15:8] bit driving WP#")
+    rb_bit: int = Field(
+        default=0x02, ge=1, le=0x80, description="GET_BITS_HIGH (83h) bit that reads R/B#"
+    )
 
     @model_validator(mode="after")
     def _one_bit_each(self) -> McuWiring:
@@ -46,13 +48,13 @@ class BitbangPins(_Strict):
     """Control pins of the asynchronous bit-bang fallback: bit numbers 0..7
     on the control interface (DQ[7:0] is the whole data interface)."""
 
-    cle: int = Field(0, ge=0, le=7)
-    ale: int = Field(1, ge=0, le=7)
-    we_n: int = Field(2, ge=0, le=7)
-    re_n: int = Field(3, ge=0, le=7)
-    ce_n: int = Field(4, ge=0, le=7)
-    wp_n: int = Field(5, ge=0, le=7)
-    rb_n: int = Field(6, ge=0, le=7, description="input")
+    cle: int = Field(default=0, ge=0, le=7)
+    ale: int = Field(default=1, ge=0, le=7)
+    we_n: int = Field(default=2, ge=0, le=7)
+    re_n: int = Field(default=3, ge=0, le=7)
+    ce_n: int = Field(default=4, ge=0, le=7)
+    wp_n: int = Field(default=5, ge=0, le=7)
+    rb_n: int = Field(default=6, ge=0, le=7, description="input")
 
     @model_validator(mode="after")
     def _distinct(self) -> BitbangPins:
@@ -67,7 +69,7 @@ class BitbangWiring(_Strict):
 
     data_interface: Literal[1, 2] = 1
     control_interface: Literal[1, 2] = 2
-    pins: BitbangPins = BitbangPins()
+    pins: BitbangPins = Field(default_factory=BitbangPins)
 
     @model_validator(mode="after")
     def _two_channels(self) -> BitbangWiring:
@@ -81,22 +83,22 @@ class FtdiController(_Strict):
 
     kind: Literal["ft2232h"]
     bus_mode: Literal["mcu", "bitbang"] = Field(description="mcu = fast path, bitbang = fallback")
-    interface: Literal[1, 2] = Field(1, description="FT2232H channel of the MCU bus (1 = A)")
-    mcu: McuWiring = McuWiring()
+    interface: Literal[1, 2] = Field(default=1, description="channel of the MCU bus (1 = A)")
+    mcu: McuWiring = Field(default_factory=McuWiring)
     bitbang: BitbangWiring | None = None
     reply_chunk_bytes: int = Field(
-        3584, ge=64, le=4096, description="reply bytes per USB round trip (RX FIFO is 4 KiB)"
+        default=3584, ge=64, le=4096, description="reply bytes per USB round trip (RX FIFO 4 KiB)"
     )
     nop_ns: float = Field(
-        17.0, gt=0, description="time of one SEND_IMMEDIATE (87h), used to build DELAYs"
+        default=17.0, gt=0, description="time of one SEND_IMMEDIATE (87h), used to build DELAYs"
     )
     rb_sample_ns: float = Field(
-        100.0, gt=0, description="period of one in-stream R/B# sample (83h), calibrated"
+        default=100.0, gt=0, description="period of one in-stream R/B# sample (83h), calibrated"
     )
     rb_max_samples: int = Field(
-        8192, ge=0, le=65536, description="in-stream R/B# samples per WAIT_RDY (0 = wait only)"
+        default=8192, ge=0, le=65536, description="R/B# samples per WAIT_RDY (0 = wait only)"
     )
-    bitbang_baudrate: int = Field(1_000_000, ge=1000, description="bit-bang pin update rate")
+    bitbang_baudrate: int = Field(default=1_000_000, ge=1000, description="bit-bang pin rate")
 
     @model_validator(mode="after")
     def _bitbang_needs_wiring(self) -> FtdiController:
@@ -110,10 +112,10 @@ class FpgaController(_Strict):
 
     kind: Literal["fpga"]
     part: str = Field(description="FPGA part number, e.g. xc7k325tffg900-2")
-    pcie_lanes: int = Field(4, ge=1, le=16)
-    pcie_gen: int = Field(2, ge=1, le=5)
-    channels: int = Field(1, ge=1, le=16, description="independent ONFI channels")
-    iostandard: str = Field("LVCMOS18", description="NAND bank I/O standard")
+    pcie_lanes: int = Field(default=4, ge=1, le=16)
+    pcie_gen: int = Field(default=2, ge=1, le=5)
+    channels: int = Field(default=1, ge=1, le=16, description="independent ONFI channels")
+    iostandard: str = Field(default="LVCMOS18", description="NAND bank I/O standard")
     pins: dict[str, str | list[str]] = Field(
         description="RTL port name -> package pin(s), e.g. nand_dq: [AB1, AB2, ...]"
     )
@@ -124,9 +126,9 @@ class Rail(_Strict):
 
     name: str
     nominal_mV: int = Field(gt=0, le=5500)
-    min_mV: int | None = Field(None, gt=0)
-    max_mV: int | None = Field(None, gt=0)
-    enable_gpio: int | None = Field(None, ge=1, le=7, description="GPIO op bit enabling it")
+    min_mV: int | None = Field(default=None, gt=0)
+    max_mV: int | None = Field(default=None, gt=0)
+    enable_gpio: int | None = Field(default=None, ge=1, le=7, description="GPIO op bit enabling it")
 
     @model_validator(mode="after")
     def _window(self) -> Rail:
@@ -142,7 +144,7 @@ class Socket(_Strict):
 
     name: str
     package: str = Field(description="e.g. BGA132, BGA152, TSOP48")
-    channel: int = Field(0, ge=0)
+    channel: int = Field(default=0, ge=0)
     chip_enables: list[int] = Field(min_length=1)
 
 
@@ -159,12 +161,12 @@ class PowerMonitor(_Strict):
     """Supply-current instrument: INA226/INA228 on the bench's I2C, or a Nordic PPK2."""
 
     kind: Literal["ina226", "ina228", "ppk2"]
-    i2c_url: str | None = Field(None, description="I2C master, e.g. ftdi://ftdi:2232h/2")
-    i2c_frequency_hz: int = Field(400_000, ge=10_000, le=1_000_000)
+    i2c_url: str | None = Field(default=None, description="I2C master, e.g. ftdi://ftdi:2232h/2")
+    i2c_frequency_hz: int = Field(default=400_000, ge=10_000, le=1_000_000)
     channels: list[MonitorChannel] = Field(default_factory=list)
-    serial_port: str | None = Field(None, description="PPK2 serial port, e.g. /dev/ttyACM0")
-    rail: str | None = Field(None, description="PPK2: the rail it supplies / measures")
-    sample_period_us: float = Field(1100.0, gt=0, description="INA conversion period")
+    serial_port: str | None = Field(default=None, description="PPK2 serial port, e.g. /dev/ttyACM0")
+    rail: str | None = Field(default=None, description="PPK2: the rail it supplies / measures")
+    sample_period_us: float = Field(default=1100.0, gt=0, description="INA conversion period")
 
     @model_validator(mode="after")
     def _per_kind(self) -> PowerMonitor:
@@ -183,12 +185,12 @@ class TemperatureControl(_Strict):
 
     kind: Literal["scpi"]
     resource: str = Field(description="VISA resource, e.g. TCPIP::10.0.0.5::5025::SOCKET")
-    read_command: str = Field("MEAS:TEMP?", description="query returning °C")
-    setpoint_command: str = Field("SOUR:TEMP {value:.2f}", description="format with value=°C")
+    read_command: str = Field(default="MEAS:TEMP?", description="query returning °C")
+    setpoint_command: str = Field(default="SOUR:TEMP {value:.2f}", description="value in °C")
     min_C: float = -40.0
     max_C: float = 150.0
-    settle_band_C: float = Field(0.5, gt=0)
-    settle_timeout_s: float = Field(1800.0, gt=0)
+    settle_band_C: float = Field(default=0.5, gt=0)
+    settle_timeout_s: float = Field(default=1800.0, gt=0)
     read_termination: str = "\n"
     write_termination: str = "\n"
 
@@ -197,7 +199,7 @@ class BusyTiming(_Strict):
     """Where WAIT_RDY busy times come from."""
 
     source: Literal["stream", "instrument"] = "stream"
-    instrument: str | None = Field(None, description="name of the external timer when 'instrument'")
+    instrument: str | None = Field(default=None, description="the external timer's name")
 
     @model_validator(mode="after")
     def _named(self) -> BusyTiming:
@@ -218,7 +220,7 @@ class Board(_Strict):
     sockets: list[Socket] = Field(min_length=1)
     power_monitor: PowerMonitor | None = None
     temperature: TemperatureControl | None = None
-    busy_timing: BusyTiming = BusyTiming()
+    busy_timing: BusyTiming = Field(default_factory=BusyTiming)
 
     @model_validator(mode="after")
     def _cross_refs(self) -> Board:
@@ -232,7 +234,9 @@ class Board(_Strict):
             named = [c.rail for c in monitor.channels] + ([monitor.rail] if monitor.rail else [])
             for rail in named:
                 if rail not in rails:
-                    raise ValueError(f"power_monitor names rail '{rail}': rails are {sorted(rails)}")
+                    raise ValueError(
+                        f"power_monitor names rail '{rail}': rails are {sorted(rails)}"
+                    )
         ces = [ce for s in self.sockets for ce in s.chip_enables]
         if len(set(ces)) != len(ces):
             raise ValueError(f"a chip enable is routed to two sockets: {ces}")

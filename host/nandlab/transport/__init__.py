@@ -19,6 +19,14 @@ def open_bench(url: str) -> Transport:
     scheme = scheme_of(url)
     if scheme == "sim":
         return SimTransport.from_options(parse_sim_url(url), url)
+    if scheme == "ftdi":
+        from nandlab.transport.ftdi import FtdiTransport  # pyftdi loads only for ftdi:// benches
+
+        return FtdiTransport.from_url(url)
+    if scheme == "xdma":
+        from nandlab.transport.xdma import XdmaTransport
+
+        return XdmaTransport.from_url(url)
     raise AssertionError(f"scheme {scheme} is listed but not wired")  # pragma: no cover
 
 

@@ -119,7 +119,7 @@ def parse_sim_url(url: str) -> SimOptions:
 
 
 _SIM_KEYS = frozenset({"seed", "dies", "fresh", "state", "profile", "corrupt_param"})
-KNOWN_SCHEMES = ("sim",)
+KNOWN_SCHEMES = ("sim", "ftdi", "xdma")
 
 
 def scheme_of(url: str) -> str:

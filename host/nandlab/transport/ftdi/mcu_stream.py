@@ -1,0 +1,239 @@
+"""Compiles an op program into FT2232H MCU host bus command bytes.
+
+The bytes (FTDI AN_108, MCU host bus emulation): WRITE_EXTENDED 93h hi lo d
+for the first cycle of a CMD / ADDR / DIN (A[15:8] = CLE / ALE / WP# bits
+from the board file), WRITE_SHORT 92h lo d for the rest of a run,
+READ_EXTENDED 91h hi lo then READ_SHORT 90h lo per DOUT byte, SEND_IMMEDIATE
+87h as a timed no-op for DELAYs and turnaround gaps, GET_BITS_HIGH 83h to
+sample R/B# (I/O1) and WAIT_ON_HIGH 88h to wait for it inside the stream.
+
+A WAIT_RDY becomes: a tWB gap, K back-to-back R/B# samples (83h, one every
+`rb_sample_ns`), then 88h. The samples measure the busy time in the stream
+(resolution one sample period); K covers 1.25x the busy time the profile
+expects for the confirm command, capped by the board's `rb_max_samples`
+(8192 x 100 ns = 819 µs: reads and programs; an erase outlasts it and its
+busy time is then a lower bound plus host time). 88h guarantees the stream
+goes on only once R/B# is high, whatever the samples saw.
+
+The controller owns the bus turnarounds the chip layer does not write as
+DELAYs: tRHW (data out to a write cycle), tWHR (command / address to data
+out) and tADL (address to data in) are padded with no-ops when the program's
+own DELAYs are shorter. Time estimates use the board's `nop_ns` and
+`rb_sample_ns`, so the gaps are as long as the board's calibration says.
+
+The result is a list of `Step`s (bytes to send + how many reply bytes they
+produce + what those replies mean), which `McuRunner` packs into USB round
+trips.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from nandlab.boards.model import FtdiController
+from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
+from nandlab.ops import (
+    Addr,
+    Ce,
+    Cmd,
+    Delay,
+    Din,
+    DinPattern,
+    Dout,
+    DoutCompare,
+    ErrorCode,
+    Gpio,
+    Instruction,
+    Interface,
+    Mark,
+    Power,
+    Timing,
+    WaitRdy,
+    pattern_bytes,
+)
+from nandlab.profiles import Profile
+
+READ_SHORT, READ_EXTENDED, WRITE_SHORT, WRITE_EXTENDED = 0x90, 0x91, 0x92, 0x93
+GET_BITS_HIGH, SEND_IMMEDIATE, WAIT_ON_HIGH, CLK_DIV5_OFF = 0x83, 0x87, 0x88, 0x8A
+GPIO_WP_N = 0x01
+LONG_DELAY_NS = 20_000
+"""DELAYs longer than this end the round trip and wait on the host instead of in-stream."""
+
+
+@dataclass
+class Step:
+    """Command bytes for one instruction (or part of one) and what their replies are.
+
+    kind: "bus" (no reply), "data" (DOUT / DOUT_CMP bytes), "busy" (R/B#
+    samples then a wait), "host" (run on the host between round trips:
+    long DELAY, MARK, POWER), "error" (the program stops here with `code`).
+    """
+
+    index: int
+    kind: str
+    ins: Instruction
+    cmd: bytes = b""
+    reply: int = 0
+    busy_gap_ns: float = 0.0
+    busy_period_ns: float = 0.0
+    est_ns: float = 0.0
+    code: ErrorCode | None = None
+
+
+@dataclass
+class _State:
+    addr_hi: int | None = None
+    wp_n: bool = True
+    last: str = ""  # "cmd", "addr", "din", "dout" of the last bus cycle
+    last_cmd: int | None = None
+    gap_ns: float = 0.0  # time spent since the last bus cycle (DELAYs, no-ops)
+    mode: int = 0
+    selected: int | None = None
+    steps: list[Step] = field(default_factory=list)
+
+
+def expected_busy_ns(profile: Profile | None, confirm: int | None) -> float:
+    """The longest busy time the profile expects after confirm command `confirm` (ns)."""
+    if profile is None:
+        return 3_000_000.0
+    t = profile.timing
+    bits = {"slc": 1, "mlc": 2, "tlc": 3}[profile.geometry.cell]
+    loop_us = profile.physics.ispp.t_loop_us if profile.physics is not None else 20.0
+    read_us = t.t_read_base_us + t.t_sense_us * ((1 << bits) - 1) + t.t_cache_xfer_us
+    table = {
+        0x30: read_us, 0x31: read_us, 0x3F: read_us, 0x35: read_us, 0x32: 1.0,
+        0x10: t.t_prog_base_us + 40 * bits * loop_us, 0x15: t.t_prog_base_us + 40 * bits * loop_us,
+        0x11: 1.0, 0xD0: t.t_erase_base_us + 8 * t.t_erase_pulse_us, 0xD1: 1.0,
+        0xFF: t.t_rst_us, 0xFC: t.t_rst_us, 0xFA: t.t_rst_us,
+        0xEF: t.t_feat_us, 0xEE: t.t_feat_us, 0xEC: 25.0, 0xED: 25.0,
+    }
+    return 1000.0 * table.get(confirm if confirm is not None else -1, max(read_us, 100.0))
+
+
+class McuCompiler:
+    """Turns op programs into MCU host bus `Step`s for one board and profile."""
+
+    def __init__(self, ctrl: FtdiController, profile: Profile | None, targets: int) -> None:
+        self.ctrl = ctrl
+        self.profile = profile
+        self.targets = targets
+        self.wiring = ctrl.mcu
+        self.mode = 0
+
+    def _hi(self, st: _State, cle: bool = False, ale: bool = False) -> int:
+        w = self.wiring
+        return (w.cle if cle else 0) | (w.ale if ale else 0) | (w.wp_n if st.wp_n else 0)
+
+    def _nops(self, ns: float) -> bytes:
+        return bytes((SEND_IMMEDIATE,)) * max(0, math.ceil(ns / self.ctrl.nop_ns))
+
+    def _pad(self, st: _State, need_ns: float) -> bytes:
+        missing = need_ns - st.gap_ns
+        if missing <= 0:
+            return b""
+        st.gap_ns = need_ns
+        return self._nops(missing)
+
+    def compile(self, program: list[Instruction]) -> list[Step]:
+        st = _State(mode=self.mode)
+        for index, ins in enumerate(program):
+            step = self._one(st, index, ins)
+            st.steps.append(step)
+            if step.kind == "error":
+                break
+        self.mode = st.mode
+        return st.steps
+
+    def _timing(self, st: _State) -> SdrTiming:
+        return sdr(st.mode)
+
+    def _one(self, st: _State, index: int, ins: Instruction) -> Step:
+        s = self._timing(st)
+        if isinstance(ins, Ce):
+            if ins.target >= self.targets:
+                return Step(index, "error", ins, code=ErrorCode.NO_TARGET)
+            st.selected = ins.target
+            return Step(index, "bus", ins)
+        if isinstance(ins, Delay):
+            if ins.ns > LONG_DELAY_NS:
+                st.gap_ns += ins.ns
+                return Step(index, "host", ins, est_ns=ins.ns)
+            st.gap_ns += ins.ns
+            return Step(index, "bus", ins, cmd=self._nops(ins.ns), est_ns=ins.ns)
+        if isinstance(ins, (Mark, Power)):
+            return Step(index, "host", ins)
+        if isinstance(ins, Timing):
+            if ins.interface != Interface.SDR:
+                return Step(index, "error", ins, code=ErrorCode.BAD_ARG)
+            st.mode = ins.mode
+            return Step(index, "bus", ins)
+        if isinstance(ins, Gpio):
+            if ins.mask & ~GPIO_WP_N:
+                return Step(index, "error", ins, code=ErrorCode.BAD_ARG)
+            if ins.mask & GPIO_WP_N:
+                st.wp_n = bool(ins.value & GPIO_WP_N)
+            return Step(index, "bus", ins)
+        if st.selected is None:
+            return Step(index, "error", ins, code=ErrorCode.NO_TARGET)
+        if isinstance(ins, Cmd):
+            return self._writes(st, index, ins, bytes((ins.byte,)), "cmd", s)
+        if isinstance(ins, Addr):
+            return self._writes(st, index, ins, ins.data, "addr", s)
+        if isinstance(ins, Din):
+            return self._writes(st, index, ins, ins.data, "din", s)
+        if isinstance(ins, DinPattern):
+            return self._writes(st, index, ins, pattern_bytes(ins.pattern, ins.seed, ins.n),
+                                "din", s)
+        if isinstance(ins, (Dout, DoutCompare)):
+            return self._reads(st, index, ins, ins.n, s)
+        if isinstance(ins, WaitRdy):
+            return self._wait(st, index, ins, s)
+        return Step(index, "error", ins, code=ErrorCode.BAD_OPCODE)
+
+    def _writes(self, st: _State, index: int, ins: Instruction, data: bytes, kind: str,
+                s: SdrTiming) -> Step:
+        out = bytearray()
+        if st.last == "dout":
+            out += self._pad(st, s.tRHW)
+        if kind == "din" and st.last == "addr":
+            out += self._pad(st, s.tADL)
+        hi = self._hi(st, cle=kind == "cmd", ale=kind == "addr")
+        out += bytes((WRITE_EXTENDED, hi, 0, data[0]))
+        if len(data) > 1:
+            body = bytearray(3 * (len(data) - 1))
+            body[0::3] = bytes((WRITE_SHORT,)) * (len(data) - 1)
+            body[2::3] = data[1:]
+            out += body
+        st.addr_hi, st.last, st.gap_ns = hi, kind, 0.0
+        if kind == "cmd":
+            st.last_cmd = data[0]
+        return Step(index, "bus", ins, cmd=bytes(out), est_ns=200.0 * len(data))
+
+    def _reads(self, st: _State, index: int, ins: Instruction, n: int, s: SdrTiming) -> Step:
+        out = bytearray()
+        if st.last in ("cmd", "addr"):
+            out += self._pad(st, s.tWHR)
+        hi = self._hi(st)
+        out += bytes((READ_EXTENDED, hi, 0))
+        out += bytes((READ_SHORT, 0)) * (n - 1)
+        st.addr_hi, st.last, st.gap_ns = hi, "dout", 0.0
+        return Step(index, "data", ins, cmd=bytes(out), reply=n, est_ns=200.0 * n)
+
+    def _wait(self, st: _State, index: int, ins: WaitRdy, s: SdrTiming) -> Step:
+        c = self.ctrl
+        out = bytearray()
+        gap_before = st.gap_ns
+        if st.last == "cmd":
+            out += self._pad(st, s.tWB)
+        gap = st.gap_ns if st.last == "cmd" else gap_before
+        expected = expected_busy_ns(self.profile, st.last_cmd)
+        window = 1.25 * expected
+        period = c.rb_sample_ns
+        samples = min(c.rb_max_samples, math.ceil(window / period)) if c.rb_max_samples else 0
+        out += bytes((GET_BITS_HIGH,)) * samples
+        out += bytes((WAIT_ON_HIGH,))
+        st.gap_ns = 0.0
+        st.last = "wait"
+        return Step(index, "busy", ins, cmd=bytes(out), reply=samples, busy_gap_ns=gap,
+                    busy_period_ns=period, est_ns=min(ins.timeout_ns, window))

@@ -1,0 +1,500 @@
+"""`xdma://` transport: the FPGA ONFI controller over PCIe through the Xilinx XDMA driver.
+
+    xdma:///dev/xdma0?board=kc705-onfi&profile=mlc-64l[&channel=0][&timeout_s=10]
+
+The FPGA design (hw/rtl/nandlab_top_xdma.sv) runs the XDMA IP in AXI-Stream
+mode: an op program goes down H2C stream `channel` as one packet (one
+`pwrite` of its words; in streaming mode the file offset is not an address
+and is 0), the result stream comes back on C2H stream `channel` as one
+packet ending with the END record (one `pread`); the CSR block (register map
+from hw/regs/nandlab_regs.rdl, `nandlab.regs`) sits at offset 0 of the user
+BAR (`<dev>_user`, 4-byte `pread` / `pwrite` at the register offset).
+Completion is the C2H packet's end: the design raises no user interrupt, so
+the events files (`<dev>_events_N`) are not used.
+
+Before a program the transport checks the sequencer is idle
+(STATUS.RUNNING) and sets RSP_LIMIT to the read buffer, so a result stream
+can never be longer than the `pread` that receives it (the design stops with
+ERROR OVERFLOW instead). On open it checks the ID magic, the register map's
+major version and the op program spec version.
+
+Timeouts are the driver's: a C2H read waits at most the xdma module's
+`c2h_timeout` (10 s by default; `timeout_s=` must match the module
+parameter). A program whose WAIT_RDY timeouts add up to more is refused
+before it runs. The driver's known failure modes get messages that say
+what to do: device files missing (driver not loaded, FPGA not enumerated),
+no permission, transfer timeouts (ETIME / ETIMEDOUT), "Unknown error 512"
+(ERESTARTSYS leaking from an interrupted streaming C2H read).
+
+Hardware-free testing swaps only `DeviceFiles` (open, pread, pwrite, close)
+for `XdmaEmulation`: the design's register map and a sequencer (the op
+program semantics of the sim transport) with virtual dies behind it.
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import parse_qsl, urlsplit
+
+from nandlab.boards import Board, FpgaController, load_board
+from nandlab.errors import BenchURLError, TransportError, UsageError
+from nandlab.ops import (
+    Dout,
+    DoutCompare,
+    Program,
+    Results,
+    WaitRdy,
+    decode_results,
+)
+from nandlab.ops._generated import SPEC_VERSION
+from nandlab.profiles import Profile, load_profile
+from nandlab.regs import ID_MAGIC, REG
+from nandlab.transport.base import Transport
+
+XDMA_FORM = ("xdma:///dev/xdmaN?board=NAME|PATH&profile=NAME|PATH[&channel=N][&timeout_s=S] "
+             "(e.g. xdma:///dev/xdma0?board=kc705-onfi&profile=mlc-64l)")
+DRIVER_TIMEOUT_S = 10.0  # xdma module parameters h2c_timeout / c2h_timeout default
+ERESTARTSYS = 512
+ETIME = 62
+BENCH_CAPABILITIES = frozenset({"power", "din_pattern", "dout_compare", "cache_read",
+                                "cache_program", "multiplane", "copyback"})
+VENDOR_CAPABILITIES = ("slc_mode", "soft_bit_read")
+_KEYS = frozenset({"board", "profile", "channel", "timeout_s"})
+
+
+@dataclass(frozen=True)
+class XdmaOptions:
+    """device: the driver's device prefix (/dev/xdma0); channel: H2C / C2H stream number."""
+
+    device: str
+    board: str
+    profile: str | None = None
+    channel: int = 0
+    timeout_s: float = DRIVER_TIMEOUT_S
+
+    def file(self, kind: str) -> str:
+        """Path of one device file: 'user', 'h2c', 'c2h'."""
+        return f"{self.device}_{kind}" if kind == "user" else f"{self.device}_{kind}_{self.channel}"
+
+
+def parse_xdma_url(url: str) -> XdmaOptions:
+    """Parse an `xdma://` URL; BenchURLError names the fault and the form."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "xdma":
+        raise BenchURLError(f"'{url}' is not an xdma:// URL: use {XDMA_FORM}")
+    if parts.netloc or not parts.path.startswith("/dev/xdma"):
+        raise BenchURLError(f"bench URL '{url}' names no /dev/xdmaN device; form: {XDMA_FORM}")
+    try:
+        pairs = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
+    except ValueError:
+        raise BenchURLError(f"bench URL '{url}': malformed query; form: {XDMA_FORM}") from None
+    query: dict[str, str] = {}
+    for key, value in pairs:
+        if key not in _KEYS:
+            raise BenchURLError(f"bench URL '{url}': unknown option '{key}': allowed "
+                                f"{', '.join(sorted(_KEYS))}; form: {XDMA_FORM}")
+        if key in query:
+            raise BenchURLError(f"bench URL '{url}': option '{key}' given twice")
+        query[key] = value
+    if not query.get("board"):
+        raise BenchURLError(f"bench URL '{url}' names no board (board=...); form: {XDMA_FORM}")
+    channel = query.get("channel", "0")
+    if not channel.isdigit() or int(channel) > 3:
+        raise BenchURLError(f"bench URL '{url}': channel='{channel}' must be 0..3")
+    try:
+        timeout = float(query.get("timeout_s", DRIVER_TIMEOUT_S))
+    except ValueError:
+        timeout = -1.0
+    if not 0 < timeout <= 3600:
+        raise BenchURLError(f"bench URL '{url}': timeout_s must be seconds in (0, 3600]")
+    return XdmaOptions(parts.path.rstrip("/"), query["board"], query.get("profile") or None,
+                       int(channel), timeout)
+
+
+class DeviceFiles(Protocol):
+    """The few system calls the transport makes on the driver's device files."""
+
+    def open(self, path: str, write: bool) -> int: ...
+
+    def pread(self, fd: int, n: int, offset: int) -> bytes: ...
+
+    def pwrite(self, fd: int, data: bytes, offset: int) -> int: ...
+
+    def close(self, fd: int) -> None: ...
+
+
+class OsDeviceFiles:
+    """The real device files (os.open / os.pread / os.pwrite / os.close)."""
+
+    def open(self, path: str, write: bool) -> int:
+        return os.open(path, os.O_RDWR if write else os.O_RDONLY)
+
+    def pread(self, fd: int, n: int, offset: int) -> bytes:
+        return os.pread(fd, n, offset)
+
+    def pwrite(self, fd: int, data: bytes, offset: int) -> int:
+        return os.pwrite(fd, data, offset)
+
+    def close(self, fd: int) -> None:
+        os.close(fd)
+
+
+def driver_error(what: str, path: str, exc: OSError, timeout_s: float) -> TransportError:
+    """A TransportError for an XDMA driver failure that says what to do."""
+    code = exc.errno
+    if code == errno.ENOENT:
+        hint = ("the device file is missing: is the xdma driver loaded (lsmod | grep xdma; "
+                "insmod xdma.ko), the FPGA programmed and enumerated (lspci -d 10ee:), and the "
+                "channel in the URL built into the bitstream?")
+    elif code in (errno.EACCES, errno.EPERM):
+        hint = ('no permission: add a udev rule, e.g. KERNEL=="xdma*", MODE="0666", or run in '
+                "a group that owns the device files")
+    elif code in (ETIME, errno.ETIMEDOUT):
+        hint = (f"the DMA transfer timed out after the driver's timeout ({timeout_s:g} s, module "
+                "parameters h2c_timeout / c2h_timeout): the sequencer may be stuck on a chip "
+                "that never becomes ready; the transport resets it (CONTROL.SOFT_RESET)")
+    elif code == ERESTARTSYS:
+        hint = ("'Unknown error 512' (ERESTARTSYS) from the driver: a known XDMA driver fault "
+                "when a streaming C2H read is interrupted or times out; the result packet is "
+                "lost: the sequencer was reset, rerun the program; update the driver "
+                "(Xilinx dma_ip_drivers) if it persists")
+    else:
+        hint = "see dmesg for xdma messages"
+    return TransportError(f"XDMA {what} on {path} failed: [Errno {code}] "
+                          f"{exc.strerror or os.strerror(code or 0)}; {hint}")
+
+
+def result_bound_words(program: Program) -> int:
+    """An upper bound of the result words a program produces (POWER samples excluded)."""
+    words = 16
+    for ins in program:
+        words += 4
+        if isinstance(ins, Dout):
+            words += math.ceil(ins.n / 4)
+        elif isinstance(ins, DoutCompare):
+            words += 2 * math.ceil(ins.n / ins.chunk)
+    return words
+
+
+class XdmaTransport(Transport):
+    """The FPGA controller behind the XDMA driver's device files.
+
+    Args:
+        options: the parsed URL.
+        url: the URL as given.
+        files: the device-file layer (OsDeviceFiles; XdmaEmulation in tests).
+        board, profile: override what the URL names.
+        power_samples: room for POWER samples per program (result words).
+    """
+
+    def __init__(self, options: XdmaOptions, url: str, *, files: DeviceFiles | None = None,
+                 board: Board | None = None, profile: Profile | None = None,
+                 power_samples: int = 65536) -> None:
+        self.url = url
+        self.options = options
+        self.board = board if board is not None else load_board(options.board)
+        if not isinstance(self.board.controller, FpgaController):
+            raise BenchURLError(f"bench URL '{url}': board '{self.board.name}' has a "
+                                f"{self.board.controller.kind} controller, not an FPGA")
+        if profile is None and options.profile is not None:
+            profile = load_profile(options.profile)
+        self._profile = profile
+        self.files: DeviceFiles = files if files is not None else OsDeviceFiles()
+        self.power_samples = power_samples
+        self._fds: dict[str, int] = {}
+        self._closed = False
+        try:
+            for kind in ("user", "h2c", "c2h"):
+                path = options.file(kind)
+                try:
+                    self._fds[kind] = self.files.open(path, write=kind != "c2h")
+                except OSError as exc:
+                    raise driver_error("open", path, exc, options.timeout_s) from None
+            self._check_bitstream()
+        except BaseException:
+            self.close()
+            raise
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: object) -> XdmaTransport:
+        return cls(parse_xdma_url(url), url, **kwargs)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------ registers
+
+    def read_reg(self, name: str) -> int:
+        """A CSR by name (nandlab.regs), through the user BAR."""
+        path = self.options.file("user")
+        try:
+            data = self.files.pread(self._fds["user"], 4, REG[name].offset)
+        except OSError as exc:
+            raise driver_error(f"register read {name}", path, exc, self.options.timeout_s) from None
+        if len(data) != 4:
+            raise TransportError(f"XDMA register read {name} on {path} returned {len(data)} bytes")
+        return int.from_bytes(data, "little")
+
+    def write_reg(self, name: str, value: int) -> None:
+        path = self.options.file("user")
+        try:
+            self.files.pwrite(self._fds["user"], value.to_bytes(4, "little"), REG[name].offset)
+        except OSError as exc:
+            raise driver_error(f"register write {name}", path, exc,
+                               self.options.timeout_s) from None
+
+    def field(self, reg: str, name: str) -> int:
+        return REG[reg].field(name).get(self.read_reg(reg))
+
+    def _check_bitstream(self) -> None:
+        magic = self.read_reg("ID")
+        if magic != ID_MAGIC:
+            raise TransportError(
+                f"{self.url}: the user BAR does not hold the nandlab CSR block (ID = "
+                f"0x{magic:08X}, expected 0x{ID_MAGIC:08X}): wrong bitstream or BAR")
+        version = self.read_reg("VERSION")
+        major = REG["VERSION"].field("REGS_MAJOR")
+        if major.get(version) != major.reset:
+            raise TransportError(
+                f"{self.url}: register map version {major.get(version)}, this host speaks "
+                f"{major.reset}: update the bitstream or nandlab")
+        spec = REG["VERSION"].field("OPS_SPEC").get(version)
+        if spec != SPEC_VERSION:
+            raise TransportError(
+                f"{self.url}: the sequencer implements op program spec {spec}, this host "
+                f"speaks {SPEC_VERSION}: update the bitstream or nandlab")
+
+    # ------------------------------------------------------------ interface
+
+    @property
+    def targets(self) -> int:
+        return self.field("CONFIG", "NUM_CE")
+
+    @property
+    def profile(self) -> Profile | None:
+        return self._profile
+
+    @property
+    def busy_source(self) -> str:
+        return "stream:sequencer WAIT_RDY counter (FPGA clock resolution)"
+
+    def supports(self, capability: str) -> bool:
+        if capability in VENDOR_CAPABILITIES:
+            return self._profile is not None and (
+                getattr(self._profile.vendor, capability) is not None)
+        return capability in BENCH_CAPABILITIES
+
+    def run(self, program: Program) -> Results:
+        if self._closed:
+            raise TransportError(f"bench {self.url} is closed")
+        waits_s = sum(i.timeout_ns for i in program if isinstance(i, WaitRdy)) / 1e9
+        if waits_s > self.options.timeout_s:
+            raise UsageError(
+                f"the program may wait {waits_s:g} s for R/B#, longer than the XDMA driver's "
+                f"c2h_timeout ({self.options.timeout_s:g} s): split it, or raise the module "
+                "parameter (modprobe xdma c2h_timeout=N) and timeout_s= in the URL")
+        if self.field("STATUS", "RUNNING"):
+            self._soft_reset()
+        words = result_bound_words(program) + self.power_samples
+        self.write_reg("RSP_LIMIT", words)
+        h2c, c2h = self.options.file("h2c"), self.options.file("c2h")
+        encoded = program.encode()
+        try:
+            sent = self.files.pwrite(self._fds["h2c"], encoded, 0)
+        except OSError as exc:
+            self._soft_reset()
+            raise driver_error("H2C write", h2c, exc, self.options.timeout_s) from None
+        if sent != len(encoded):
+            self._soft_reset()
+            raise TransportError(f"XDMA H2C write on {h2c} sent {sent} of {len(encoded)} bytes")
+        try:
+            data = self.files.pread(self._fds["c2h"], 4 * words, 0)
+        except OSError as exc:
+            self._soft_reset()
+            raise driver_error("C2H read", c2h, exc, self.options.timeout_s) from None
+        try:
+            return decode_results(bytes(data))
+        except Exception as exc:  # noqa: BLE001 - OpProgramError and truncation
+            self._soft_reset()
+            raise TransportError(f"XDMA C2H read on {c2h}: the result stream is malformed "
+                                 f"({len(data)} bytes): {exc}") from None
+
+    def _soft_reset(self) -> None:
+        reset = REG["CONTROL"].field("SOFT_RESET")
+        self.write_reg("CONTROL", reset.put(0, 1))
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for fd in self._fds.values():
+            try:
+                self.files.close(fd)
+            except OSError:
+                continue
+        self._fds.clear()
+
+
+# ---------------------------------------------------------------- emulation
+
+
+@dataclass
+class XdmaFaults:
+    """Driver failure modes an `XdmaEmulation` can play."""
+
+    missing: set[str] = field(default_factory=set)  # device file suffixes: "user", "h2c_0"...
+    permission_denied: bool = False
+    c2h_errno: int | None = None  # e.g. ETIME or ERESTARTSYS (512) on the next C2H read
+    wrong_magic: bool = False
+
+
+class XdmaEmulation:
+    """The FPGA design behind the XDMA device files, in Python.
+
+    The user BAR answers the register map of nandlab.regs (ID, VERSION,
+    CONFIG, CONTROL, STATUS, RB_STATUS, RSP_LIMIT, counters); an H2C packet
+    is one op program, run by the sequencer model (the sim transport's op
+    program semantics) on `num_ce` virtual dies; its result stream is the
+    next C2H packet, cut at RSP_LIMIT with ERROR OVERFLOW as the RTL does.
+    """
+
+    CLK_PERIOD_PS = 8000
+
+    def __init__(self, profile: str | Profile, *, num_ce: int = 1, seed: int = 0,
+                 device: str = "/dev/xdma0", channel: int = 0) -> None:
+        from nandlab.transport.sim import SimTransport
+
+        self.sequencer = SimTransport(profile, seed=seed, dies=num_ce, persist=False)
+        self.device = device
+        self.channel = channel
+        self.faults = XdmaFaults()
+        self.regs: dict[int, int] = {r.offset: 0 for r in REG.values()}
+        self.regs[REG["ID"].offset] = ID_MAGIC
+        version = REG["VERSION"]
+        v = version.field("REGS_MAJOR").put(0, version.field("REGS_MAJOR").reset)
+        self.regs[version.offset] = version.field("OPS_SPEC").put(v, SPEC_VERSION)
+        config = REG["CONFIG"]
+        c = config.field("NUM_CE").put(0, num_ce)
+        self.regs[config.offset] = config.field("CLK_PERIOD_PS").put(c, self.CLK_PERIOD_PS)
+        self._packets: list[bytes] = []
+        self._fds: dict[int, str] = {}
+        self.programs = 0
+
+    def _kind(self, path: str) -> str:
+        if not path.startswith(self.device + "_"):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        suffix = path[len(self.device) + 1:]
+        known = {"user", f"h2c_{self.channel}", f"c2h_{self.channel}"}
+        if suffix not in known or suffix in self.faults.missing:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        return suffix.split("_")[0]
+
+    # the DeviceFiles calls
+
+    def open(self, path: str, write: bool) -> int:
+        kind = self._kind(path)
+        if self.faults.permission_denied:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+        fd = 100 + len(self._fds)
+        self._fds[fd] = kind
+        return fd
+
+    def close(self, fd: int) -> None:
+        self._fds.pop(fd, None)
+
+    def pwrite(self, fd: int, data: bytes, offset: int) -> int:
+        kind = self._fds[fd]
+        if kind == "user":
+            self._write_reg(offset, int.from_bytes(bytes(data[:4]), "little"))
+            return 4
+        if kind != "h2c":
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        self._packets.append(self._run(bytes(data)))
+        return len(data)
+
+    def pread(self, fd: int, n: int, offset: int) -> bytes:
+        kind = self._fds[fd]
+        if kind == "user":
+            return self._read_reg(offset).to_bytes(4, "little")[:n]
+        if kind != "c2h":
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        if self.faults.c2h_errno is not None:
+            code, self.faults.c2h_errno = self.faults.c2h_errno, None
+            self._packets.clear()
+            raise OSError(code, "Unknown error 512" if code == ERESTARTSYS else os.strerror(code))
+        if not self._packets:
+            raise OSError(ETIME, os.strerror(ETIME))  # the driver's c2h_timeout
+        return self._packets.pop(0)[:n]
+
+    # the design
+
+    def _read_reg(self, offset: int) -> int:
+        if offset == REG["ID"].offset and self.faults.wrong_magic:
+            return 0xFFFFFFFF
+        if offset == REG["RB_STATUS"].offset:
+            return sum(1 << k for k, d in enumerate(self.sequencer.dies) if d.ready)
+        return self.regs.get(offset & 0x7F, 0)
+
+    def _write_reg(self, offset: int, value: int) -> None:
+        if offset == REG["CONTROL"].offset:
+            control = REG["CONTROL"]
+            if control.field("SOFT_RESET").get(value):
+                self._packets.clear()
+            if control.field("CLEAR_COUNTERS").get(value):
+                for name in ("CNT_PROGRAMS", "CNT_ERRORS", "CNT_BUSY_LO", "CNT_BUSY_HI"):
+                    self.regs[REG[name].offset] = 0
+            self.regs[control.offset] = control.field("TIMING_OVERRIDE").put(
+                0, control.field("TIMING_OVERRIDE").get(value))
+            return
+        if offset in (REG["RSP_LIMIT"].offset, *(REG[n].offset for n in (
+                "TIMING_WRITE", "TIMING_READ", "TIMING_SETUP", "TIMING_TURN", "TIMING_CCS"))):
+            self.regs[offset] = value & 0xFFFFFFFF
+
+    def _run(self, words: bytes) -> bytes:
+        from nandlab.ops import EndRecord, ErrorCode, ErrorRecord, encode_results
+
+        stream = self.sequencer.run_encoded(words)
+        results = decode_results(stream)
+        limit = self.regs[REG["RSP_LIMIT"].offset]
+        if limit and len(stream) // 4 > limit:
+            kept = type(results)()
+            used = 0
+            for index, record in enumerate(results):
+                size = len(record.encode()) // 4
+                if isinstance(record, EndRecord) or used + size + 6 > limit:
+                    kept.append(ErrorRecord(ErrorCode.OVERFLOW, index))
+                    kept.append(EndRecord(results.elapsed_ns))
+                    break
+                kept.append(record)
+                used += size
+            results = kept
+            stream = encode_results(results)
+        self.programs += 1
+        self._count(results)
+        return stream
+
+    def _count(self, results: Results) -> None:
+        self.regs[REG["CNT_PROGRAMS"].offset] = self.programs & 0xFFFFFFFF
+        errors = self.regs[REG["CNT_ERRORS"].offset] + len(results.errors)
+        self.regs[REG["CNT_ERRORS"].offset] = errors & 0xFFFFFFFF
+        cycles = (self.regs[REG["CNT_BUSY_HI"].offset] << 32 | self.regs[REG["CNT_BUSY_LO"].offset])
+        cycles += sum(results.busy_ns) * 1000 // self.CLK_PERIOD_PS
+        self.regs[REG["CNT_BUSY_LO"].offset] = cycles & 0xFFFFFFFF
+        self.regs[REG["CNT_BUSY_HI"].offset] = (cycles >> 32) & 0xFFFFFFFF
+        status = REG["STATUS"]
+        s = status.field("TIMING_MODE").put(0, self.sequencer.expected_timing_mode)
+        if results.errors:
+            s = status.field("LAST_ERROR").put(s, int(results.errors[-1].code))
+        self.regs[status.offset] = s
+
+
+def emulated_bench(board: Board | str | Path, profile: str = "mlc-64l", *, num_ce: int = 1,
+                   seed: int = 0) -> tuple[XdmaTransport, XdmaEmulation]:
+    """An xdma:// bench on the emulated FPGA design (tests, demos)."""
+    board_model = board if isinstance(board, Board) else load_board(board)
+    emulation = XdmaEmulation(profile, num_ce=num_ce, seed=seed)
+    url = f"xdma:///dev/xdma0?board={board_model.name}&profile={profile}"
+    bench = XdmaTransport(parse_xdma_url(url), url, files=emulation, board=board_model)
+    return bench, emulation

@@ -1,0 +1,331 @@
+"""ONFI SDR timing checks on recorded pin edges (pure Python, no simulator).
+
+A controller model (the virtual FT2232H, an RTL testbench) reports every edge
+of the ONFI pins it drives, in time order, with `edge(t_ps, pin, level)`; the
+checker measures each SDR parameter the controller owns against the selected
+timing mode (`nandlab.onfi_spec.sdr_timing`, plus the hold and turnaround
+minima tabulated below) and records a `TimingViolation` per broken rule.
+
+Pins: ``ce_n`` (CE# of the selected target), ``cle``, ``ale``, ``we_n``,
+``re_n``, ``dq`` (the byte the controller drives), ``dq_oe`` (1 while the
+controller drives DQ), ``rb_n`` (R/B#, driven by the chip). Times are integer
+picoseconds.
+
+Rules, each checked at the edge that closes it:
+
+- WE# fall: tWH, tWC, tRHW (after data out), tWB (after a busy start).
+- WE# rise: tWP, tCS, tCLS, tALS, tDS (DQ and its enable), tADL (address to
+  data in), tCCS (85h address to data in); CE# low, DQ driven, not CLE and ALE.
+- RE# fall: tREH, tRC, tWHR, tCCS (E0h to data out), tCLR, tAR, tRR, tWB;
+  CE# low, WE# high, DQ released, CLE and ALE low.
+- RE# rise: tRP.
+- CLE / ALE / CE# / DQ changes after a latch: tCLH, tALH, tCH, tDH.
+- Controller samples (`sample_dq`, `sample_rb`): DQ read no earlier than tREA
+  after RE# fell; R/B# not looked at within tWB of the WE# rise that started
+  the operation.
+
+    >>> chk = SdrTimingChecker(mode=0)
+    >>> for pin, level in (("ce_n", 0), ("cle", 1), ("dq_oe", 1), ("we_n", 0)):
+    ...     chk.edge(0, pin, level)
+    >>> chk.edge(30_000, "we_n", 1)          # 30 ns < tWP 50 ns
+    >>> chk.violations[0].param
+    'tWP'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
+
+PS_PER_NS = 1000
+
+# ONFI SDR minima not in onfi_spec.sdr_timing, modes 0..5, ns (ONFI 4.x table,
+# as Linux nand_timings.c lists them).
+T_CLH = (20, 10, 10, 5, 5, 5)
+T_ALH = (20, 10, 10, 5, 5, 5)
+T_CH = (20, 10, 10, 5, 5, 5)
+T_CLR = (20, 10, 10, 10, 10, 10)
+T_AR = (25, 10, 10, 10, 10, 10)
+T_RR = (40, 20, 20, 20, 20, 20)
+
+PINS = ("ce_n", "cle", "ale", "we_n", "re_n", "dq", "dq_oe", "rb_n")
+CMD_CHANGE_READ_COLUMN_CONFIRM = 0xE0
+CMD_CHANGE_WRITE_COLUMN = 0x85
+_NEVER: int | None = None
+
+
+@dataclass(frozen=True)
+class TimingViolation:
+    """A broken rule: `param` measured `measured_ns` where at least `required_ns` is needed.
+
+    Bus-rule faults (CE# high during a cycle, DQ not driven...) have
+    measured_ns = -inf and required_ns = 0; `detail` says what happened.
+    """
+
+    param: str
+    t_ns: float
+    measured_ns: float
+    required_ns: float
+    mode: int
+    detail: str = ""
+
+    def __str__(self) -> str:
+        got = "n/a" if math.isinf(self.measured_ns) else f"{self.measured_ns:g} ns"
+        text = (
+            f"ONFI SDR mode {self.mode}: {self.param} at t={self.t_ns:g} ns: measured {got}, "
+            f"needs >= {self.required_ns:g} ns"
+        )
+        return f"{text} ({self.detail})" if self.detail else text
+
+
+class OnfiTimingError(AssertionError):
+    """Raised by a strict checker at its first violation."""
+
+    def __init__(self, violation: TimingViolation) -> None:
+        super().__init__(str(violation))
+        self.violation = violation
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The minima (ns) the checker applies in one SDR mode."""
+
+    sdr: SdrTiming
+    tCLH: int
+    tALH: int
+    tCH: int
+    tCLR: int
+    tAR: int
+    tRR: int
+    tCCS: int
+
+    @property
+    def mode(self) -> int:
+        return self.sdr.mode
+
+    @classmethod
+    def of(cls, mode: int, t_ccs_ns: int | None = None) -> Limits:
+        s = sdr(mode)
+        return cls(
+            s,
+            T_CLH[mode],
+            T_ALH[mode],
+            T_CH[mode],
+            T_CLR[mode],
+            T_AR[mode],
+            T_RR[mode],
+            s.tCCS if t_ccs_ns is None else t_ccs_ns,
+        )
+
+
+class SdrTimingChecker:
+    """Checks ONFI SDR timing over the pin edges of one channel.
+
+    Args:
+        mode: SDR timing mode (0..5) to check against; `set_mode` changes it.
+        strict: raise OnfiTimingError at the first violation instead of collecting.
+        t_ccs_ns: the part's tCCS (parameter page); ONFI's 500 ns when None.
+    """
+
+    def __init__(self, mode: int = 0, *, strict: bool = False, t_ccs_ns: int | None = None):
+        self.strict = strict
+        self._t_ccs_ns = t_ccs_ns
+        self.limits = Limits.of(mode, t_ccs_ns)
+        self.violations: list[TimingViolation] = []
+        self.level: dict[str, int] = {p: int(p.endswith("_n")) for p in PINS}
+        self.changed: dict[str, int | None] = dict.fromkeys(PINS, _NEVER)
+        self.we_fall: int | None = None
+        self.we_rise: int | None = None
+        self.re_fall: int | None = None
+        self.re_rise: int | None = None
+        self.rb_rise: int | None = None
+        self.addr_rise: int | None = None
+        self.cmd_rise: int | None = None
+        self.last_cmd: int | None = None
+        self.last_cycle = ""  # "cmd" | "addr" | "data" of the last WE# cycle
+        self.busy_from: int | None = None  # WE# rise that started a busy period
+        self.column_change: int | None = None
+        self.cycles = 0
+
+    @property
+    def mode(self) -> int:
+        return self.limits.mode
+
+    def set_mode(self, mode: int) -> None:
+        """Check later edges against SDR mode `mode` (0..5)."""
+        if mode != self.mode:
+            self.limits = Limits.of(mode, self._t_ccs_ns)
+
+    # ---------------------------------------------------------------- reporting
+
+    def _violate(
+        self, param: str, t: int, measured_ps: float, required_ns: float, detail: str = ""
+    ) -> None:
+        v = TimingViolation(
+            param, t / PS_PER_NS, measured_ps / PS_PER_NS, required_ns, self.mode, detail
+        )
+        self.violations.append(v)
+        if self.strict:
+            raise OnfiTimingError(v)
+
+    def _at_least(
+        self, param: str, t: int, since: int | None, need_ns: int, detail: str = ""
+    ) -> None:
+        if since is not None and t - since < need_ns * PS_PER_NS:
+            self._violate(param, t, t - since, need_ns, detail)
+
+    def _bus_rule(self, ok: bool, param: str, t: int, detail: str) -> None:
+        if not ok:
+            self._violate(param, t, -math.inf, 0, detail)
+
+    # ---------------------------------------------------------------- input
+
+    def edge(self, t_ps: int, pin: str, level: int) -> None:
+        """`pin` took `level` at `t_ps`; edges must come in time order."""
+        if pin not in self.level:
+            raise ValueError(f"unknown pin '{pin}': pins are {', '.join(PINS)}")
+        level = int(level)
+        if self.level[pin] == level:
+            return
+        t = int(t_ps)
+        if pin == "we_n":
+            self._we(t, level)
+        elif pin == "re_n":
+            self._re(t, level)
+        elif pin == "rb_n":
+            if level:
+                self.rb_rise = t
+            else:
+                self.busy_from = self.we_rise
+        elif pin in ("dq", "dq_oe"):
+            if self.level["dq_oe"] or self.changed["dq_oe"] == t:
+                self._after_latch("tDH", t, self.limits.sdr.tDH, "")
+        elif level == 0 and pin in ("cle", "ale"):
+            kind, need = ("cmd", self.limits.tCLH) if pin == "cle" else ("addr", self.limits.tALH)
+            if self.last_cycle == kind:
+                self._after_latch("tCLH" if pin == "cle" else "tALH", t, need, pin)
+        elif pin == "ce_n" and level == 1:
+            self._after_latch("tCH", t, self.limits.tCH, "ce_n")
+        self.level[pin] = level
+        self.changed[pin] = t
+
+    def _after_latch(self, param: str, t: int, need_ns: int, pin: str) -> None:
+        # a hold rule applies only to the first change after the latching WE# rise
+        if self.we_rise is None:
+            return
+        last = (
+            self.changed[pin]
+            if pin
+            else max(
+                (c for c in (self.changed["dq"], self.changed["dq_oe"]) if c is not None),
+                default=None,
+            )
+        )
+        if last is None or last <= self.we_rise:
+            self._at_least(param, t, self.we_rise, need_ns)
+
+    def sample_dq(self, t_ps: int) -> None:
+        """The controller latched DQ at `t_ps`: data is valid only tREA after RE# fell."""
+        t = int(t_ps)
+        self._bus_rule(
+            self.level["re_n"] == 0 or self.re_rise == t, "tREA", t, "DQ sampled with RE# high"
+        )
+        self._at_least("tREA", t, self.re_fall, self.limits.sdr.tREA, "RE# low to DQ sampled")
+
+    def sample_rb(self, t_ps: int) -> None:
+        """The controller looked at R/B# at `t_ps`: not within tWB of the last command."""
+        if self.last_cycle == "cmd":
+            self._at_least(
+                "tWB",
+                int(t_ps),
+                self.cmd_rise,
+                self.limits.sdr.tWB,
+                "R/B# sampled too soon after a command",
+            )
+
+    # ---------------------------------------------------------------- cycles
+
+    def _we(self, t: int, level: int) -> None:
+        lim, s = self.limits, self.limits.sdr
+        if level == 0:
+            self._at_least("tWH", t, self.we_rise, s.tWH)
+            self._at_least("tWC", t, self.we_fall, s.tWC)
+            if self.re_rise is not None and (self.we_rise is None or self.re_rise > self.we_rise):
+                self._at_least("tRHW", t, self.re_rise, s.tRHW)
+            self._busy_gap(t)
+            self._bus_rule(self.level["re_n"] == 1, "WE#/RE#", t, "WE# fell while RE# is low")
+            self.we_fall = t
+            return
+        self._at_least("tWP", t, self.we_fall, s.tWP)
+        self._bus_rule(self.level["ce_n"] == 0, "tCS", t, "WE# rose with CE# high")
+        self._at_least("tCS", t, self.changed["ce_n"], s.tCS, "CE# low to WE# high")
+        cle, ale = self.level["cle"], self.level["ale"]
+        self._bus_rule(not (cle and ale), "CLE/ALE", t, "CLE and ALE both high at WE# rise")
+        self._at_least("tCLS", t, self.changed["cle"], s.tCLS, f"CLE={cle} to WE# high")
+        self._at_least("tALS", t, self.changed["ale"], s.tALS, f"ALE={ale} to WE# high")
+        self._bus_rule(self.level["dq_oe"] == 1, "tDS", t, "DQ not driven at WE# rise")
+        dq_set = [c for c in (self.changed["dq"], self.changed["dq_oe"]) if c is not None]
+        self._at_least("tDS", t, max(dq_set) if dq_set else None, s.tDS)
+        if cle:
+            self.last_cycle, self.last_cmd, self.cmd_rise = "cmd", self.level["dq"], t
+            if self.last_cmd == CMD_CHANGE_READ_COLUMN_CONFIRM:
+                self.column_change = t
+        elif ale:
+            self.last_cycle, self.addr_rise = "addr", t
+            if self.last_cmd == CMD_CHANGE_WRITE_COLUMN:
+                self.column_change = t
+        else:
+            if self.last_cycle == "addr":
+                if self.last_cmd == CMD_CHANGE_WRITE_COLUMN and self.column_change is not None:
+                    self._at_least("tCCS", t, self.addr_rise, lim.tCCS, "85h address to data in")
+                else:
+                    self._at_least("tADL", t, self.addr_rise, s.tADL, "address to data in")
+            self.last_cycle = "data"
+        self.we_rise = t
+        self.cycles += 1
+
+    def _re(self, t: int, level: int) -> None:
+        lim, s = self.limits, self.limits.sdr
+        if level == 1:
+            self._at_least("tRP", t, self.re_fall, s.tRP)
+            self.re_rise = t
+            return
+        self._at_least("tREH", t, self.re_rise, s.tREH)
+        self._at_least("tRC", t, self.re_fall, s.tRC)
+        self._bus_rule(self.level["ce_n"] == 0, "CE#", t, "RE# fell with CE# high")
+        self._bus_rule(self.level["we_n"] == 1, "WE#/RE#", t, "RE# fell while WE# is low")
+        self._bus_rule(self.level["dq_oe"] == 0, "DQ_OE", t, "controller drives DQ at RE# fall")
+        self._bus_rule(self.level["cle"] == 0, "tCLR", t, "CLE high at RE# fall")
+        self._bus_rule(self.level["ale"] == 0, "tAR", t, "ALE high at RE# fall")
+        self._at_least("tCLR", t, self.changed["cle"], lim.tCLR, "CLE low to RE# low")
+        self._at_least("tAR", t, self.changed["ale"], lim.tAR, "ALE low to RE# low")
+        if self.we_rise is not None and (self.re_rise is None or self.we_rise > self.re_rise):
+            self._at_least("tWHR", t, self.we_rise, s.tWHR)
+            if self.last_cycle == "cmd" and self.column_change == self.we_rise:
+                self._at_least("tCCS", t, self.we_rise, lim.tCCS, "E0h to data out")
+        last_cycle = max((x for x in (self.re_rise, self.we_rise) if x is not None), default=None)
+        if self.rb_rise is not None and (last_cycle is None or self.rb_rise > last_cycle):
+            self._at_least("tRR", t, self.rb_rise, lim.tRR)
+        self._busy_gap(t)
+        self.re_fall = t
+        self.cycles += 1
+
+    def _busy_gap(self, t: int) -> None:
+        if self.busy_from is not None:
+            self._at_least(
+                "tWB", t, self.busy_from, self.limits.sdr.tWB, "busy start to next cycle"
+            )
+            self.busy_from = None
+
+
+def check_edges(
+    edges: Iterable[tuple[int, str, int]], mode: int = 0, *, t_ccs_ns: int | None = None
+) -> list[TimingViolation]:
+    """Every violation in (t_ps, pin, level) edges given in time order."""
+    checker = SdrTimingChecker(mode, t_ccs_ns=t_ccs_ns)
+    for t, pin, level in edges:
+        checker.edge(t, pin, level)
+    return checker.violations
