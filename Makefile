@@ -12,7 +12,7 @@ STAMP_PY  := $(VENV)/.stamp-python
 STAMP_SYS := $(VENV)/.stamp-system
 DEMO_OUT ?= runs
 
-.PHONY: setup demo test test-host test-e2e test-generated lint bench regen clean
+.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated lint bench regen clean
 
 setup: $(STAMP_PY) $(STAMP_SYS)
 
@@ -41,7 +41,7 @@ $(STAMP_SYS):
 demo: setup
 	$(BIN)/nandlab demo --out $(DEMO_OUT)
 
-test: setup lint test-generated test-host test-e2e
+test: setup lint test-generated test-host test-e2e test-rtl
 
 test-generated: setup
 	$(PY) -m nandlab.ops.codegen --check
@@ -53,8 +53,16 @@ test-host: setup
 test-e2e: setup
 	$(BIN)/pytest -q -p no:cacheprovider tests
 
+# cocotb testbenches of the RTL (hw/tb/<module>/), each over its quick grid;
+# test-rtl-full runs every SDR mode on both simulators (about 10 minutes more).
+test-rtl: setup
+	$(BIN)/pytest -q -p no:cacheprovider hw/tb
+
+test-rtl-full: setup
+	$(BIN)/pytest -q -p no:cacheprovider hw/tb --rtl-full
+
 lint: setup
-	$(BIN)/ruff check host tests bench
+	$(BIN)/ruff check host tests bench hw/tb characterization
 	cd host && ../$(BIN)/mypy nandlab
 
 bench: setup
@@ -62,6 +70,8 @@ bench: setup
 	$(PY) bench/page_sense.py
 	$(PY) bench/demo_speed.py
 	$(PY) bench/campaign_speed.py
+	$(PY) bench/rtl_throughput.py
+	$(PY) bench/ftdi_page_read.py
 
 regen: setup
 	$(PY) -m nandlab.ops.codegen

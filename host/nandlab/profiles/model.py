@@ -150,9 +150,83 @@ class SlcMode(_Strict):
     exit_cmd: int = Field(ge=0, le=0xFF)
 
 
+class TestMode(_Strict):
+    """Test-mode entry: CMD enter_cmd, ADDR key. exit_cmd or RESET leaves it.
+
+    Every other test-mode operation (and every test-mode SET FEATURES address) is
+    ignored by the die unless the test mode was entered with the right key."""
+
+    enter_cmd: int = Field(ge=0, le=0xFF)
+    key: int = Field(ge=0, le=0xFF, description="address byte that unlocks the test mode")
+    exit_cmd: int = Field(ge=0, le=0xFF)
+
+
+class InverseRead(_Strict):
+    """One-shot prefix command: the next sensing operation (READ 30h, soft-bit read,
+    cache read, MWS) latches the inverse of its result (S-latch initialised to 0 and
+    evaluated through M1 instead of M2)."""
+
+    prefix_cmd: int = Field(ge=0, le=0xFF)
+
+
+class LatchOps(_Strict):
+    """ParaBit latch micro-operations: CMD cmd, ADDR op, ADDR arg, ADDR row..., CMD confirm.
+
+    Nodes: SO (sense node, 1 = the cell did not conduct), L1 = A / C (C = not A, the
+    sensing / data latch), L2 = B / OUT (B = not OUT, the cache latch). See docs/schemes.md."""
+
+    cmd: int = Field(ge=0, le=0xFF)
+    confirm_cmd: int = Field(ge=0, le=0xFF)
+    vread0_mV: float = Field(description="VREAD0: a reference below every erased cell")
+    t_step_us: float = Field(default=0.5, gt=0, description="busy of one transistor / init step")
+
+
+class Mws(_Strict):
+    """Flash-Cosmos multi-wordline sensing: CMD cmd, ADDR flags, ADDR row, ADDR page bitmap,
+    [CMD cont_cmd, ADDR row, ADDR page bitmap]..., CMD confirm_cmd. SLC reference."""
+
+    cmd: int = Field(ge=0, le=0xFF)
+    cont_cmd: int = Field(ge=0, le=0xFF)
+    confirm_cmd: int = Field(ge=0, le=0xFF)
+    max_blocks: int = Field(default=4, ge=1, le=64, description="blocks at once (power budget)")
+    override_feature: int = Field(
+        ge=0, le=0xFF, description="test-mode feature: P1 = 1 lifts max_blocks"
+    )
+    t_sense_us: float = Field(gt=0, description="default MWS sensing (strobe) time")
+
+
+class LatchXor(_Strict):
+    """CMD cmd: C-latch = S-latch XOR C-latch (no address)."""
+
+    cmd: int = Field(ge=0, le=0xFF)
+
+
+class Esp(_Strict):
+    """Enhanced SLC programming through a test-mode feature address (applies to SLC programs
+    while the test mode is on): P1 ISPP start offset (signed, 20 mV units), P2 ESP step
+    (10 mV units, 0 = no ESP phase), P3 verify raise over the SLC verify (20 mV units),
+    P4 extra verify-pulse steps."""
+
+    feature: int = Field(ge=0, le=0xFF)
+
+
+class SenseTime(_Strict):
+    """Test-mode feature: P1..P2 little-endian sensing (strobe) time in 10 ns units; 0 = default.
+    Applies to every sensing (reads, latch sensing, MWS) while the test mode is on."""
+
+    feature: int = Field(ge=0, le=0xFF)
+
+
 class Vendor(_Strict):
     slc_mode: SlcMode | None = None
     soft_bit_read: SoftBitRead | None = None
+    test_mode: TestMode | None = None
+    inverse_read: InverseRead | None = None
+    latch_ops: LatchOps | None = None
+    mws: Mws | None = None
+    latch_xor: LatchXor | None = None
+    esp: Esp | None = None
+    sense_time: SenseTime | None = None
 
 
 class Ispp(_Strict):
@@ -163,6 +237,23 @@ class Ispp(_Strict):
     speed_sigma_mV: float = Field(ge=0, description="cell-to-cell programming speed spread")
 
 
+class Sensing(_Strict):
+    """Bitline sensing time physics (virtual dies): a string discharges its bitline after
+    precharge + evaluation, evaluation = tau * string resistance. Resistances per cell are
+    k / overdrive (V): k_sel at the read reference (selected WLs), k_pass at VPASS."""
+
+    t_bl_precharge_us: float = Field(default=2.7, ge=0)
+    t_wl_precharge_us_per_block: float = Field(
+        default=0.34, ge=0, description="WL charging per activated block (one pump)"
+    )
+    t_discharge_us: float = Field(default=3.0, ge=0, description="latch strobe + discharge")
+    t_fixed_us: float = Field(default=13.0, ge=0, description="evaluation of the string ends")
+    k_sel_us_V: float = Field(default=0.066, ge=0)
+    k_pass_us_V: float = Field(default=0.02, ge=0)
+    charge_sharing_per_block: float = Field(default=0.002, ge=0)
+    min_overdrive_mV: float = Field(default=20.0, gt=0)
+
+
 class Physics(_Strict):
     """Virtual-die cell physics (Dong-Li-Zhang channel model in millivolts)."""
 
@@ -171,6 +262,7 @@ class Physics(_Strict):
     verify_mV: list[float] = Field(description="program-verify level of states L1.. in native mode")
     slc_verify_mV: float
     ispp: Ispp
+    slc_ispp: Ispp | None = Field(default=None, description="SLC-mode ISPP (default: ispp)")
     prog_sigma_mV: float = Field(ge=0, description="static per-cell spread added to programmed Vth")
     wear_sigma_mV_at_10k: float = Field(ge=0, description="extra programmed spread at 10K P/E")
     wear_erased_shift_mV_at_10k: float = Field(ge=0)
@@ -194,6 +286,7 @@ class Physics(_Strict):
     bad_block_rate: float = Field(ge=0, le=0.1)
     activation_energy_eV: float = 1.1
     reference_temp_C: float = 30.0
+    sensing: Sensing = Sensing()
 
 
 class Power(_Strict):
@@ -206,6 +299,12 @@ class Power(_Strict):
     read_mA: float = Field(ge=0)
     program_mA: float = Field(ge=0)
     erase_mA: float = Field(ge=0)
+    mws_block_mA: float = Field(
+        default=0.0, ge=0, description="extra read current per further block an MWS activates"
+    )
+    mws_pump_limit_mA: float = Field(
+        default=0.0, ge=0, description="saturation of that extra current (0 = linear)"
+    )
     max_mA: float = Field(gt=0, description="limit above which operations are refused")
 
 

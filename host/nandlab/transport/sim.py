@@ -89,7 +89,17 @@ BENCH_CAPABILITIES = frozenset(
     }
 )
 """What every sim bench can do; chip capabilities come from the profile's vendor section."""
-VENDOR_CAPABILITIES = ("slc_mode", "soft_bit_read")
+VENDOR_CAPABILITIES = (
+    "slc_mode",
+    "soft_bit_read",
+    "test_mode",
+    "inverse_read",
+    "latch_ops",
+    "mws",
+    "latch_xor",
+    "esp",
+    "sense_time",
+)
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,13 @@ from nandlab.profiles.model import Profile
 from nandlab.vchip import physics as ph
 from nandlab.vchip.kernel import (
     drift_kernel,
+    mws_kernel,
+    pass_resistance_kernel,
     program_kernel,
     sense_drifted_kernel,
     sense_kernel,
 )
+from nandlab.vchip.testmode import IsppTune
 
 _IMAGE_FORMAT = 1
 _RTN_TABLE_SIZE = 1 << 21
@@ -189,15 +192,14 @@ class CellArray:
         self._check_block(block)
         t, phys = self.profile.timing, self._phys
         smap = self._slc_map if slc else self._native
+        isp = (phys.slc_ispp or phys.ispp) if slc else phys.ispp
         per_wl = 0.0
         for p in range(smap.bits):
             known = (1 << (p + 1)) - 1  # pages 0..p are written, in order
             states = sorted({int(smap.lowest[known, key]) for key in range(known + 1)} - {0})
-            loops = ph.ispp_loops(phys, float(smap.verify[states[-1]])) if states else 1
+            loops = ph.ispp_loops(phys, float(smap.verify[states[-1]]), isp) if states else 1
             levels = max(len(states), 1)
-            per_wl += t.t_prog_base_us + loops * (
-                phys.ispp.t_loop_us + (levels - 1) * phys.ispp.t_verify_us
-            )
+            per_wl += t.t_prog_base_us + loops * (isp.t_loop_us + (levels - 1) * isp.t_verify_us)
         blk = self._blocks.get(block)
         pec0 = blk.pec if blk is not None else 0
         erase_us = sum(
@@ -215,13 +217,22 @@ class CellArray:
         blk.own_reads.clear()
         blk.wls.clear()
 
-    def program(self, block: int, wl: int, pages: dict[int, np.ndarray], slc: bool) -> ArrayResult:
+    def program(
+        self,
+        block: int,
+        wl: int,
+        pages: dict[int, np.ndarray],
+        slc: bool,
+        ispp: IsppTune | None = None,
+    ) -> ArrayResult:
         """Program pages of one WL (page type -> packed page + spare bytes).
 
         Each cell goes to the lowest state consistent with every page written on
         the WL so far; ISPP only adds charge. SLC mode takes page type 0 only
         (bit 0 programs the cell). FAIL, without change, on a factory bad block or
-        when the block already holds data of the other mode.
+        when the block already holds data of the other mode. `ispp` (SLC only) tunes
+        the ISPP (enhanced SLC programming): see `IsppTune`; the loop count, and so
+        tPROG, follows it.
         """
         self._check_wl(block, wl)
         smap = self._slc_map if slc else self._native
@@ -244,6 +255,13 @@ class CellArray:
             packed[ptype] = buf
         known = sum(1 << p for p in w.pages | set(data))
         vth, level = w.vth, w.level  # updated in place: the kernel cannot fail
+        isp = (phys.slc_ispp or phys.ispp) if slc else phys.ispp
+        verify, step, sigma = smap.verify, isp.step_mV, phys.prog_sigma_mV
+        if slc and ispp is not None:
+            top = ispp.verify_mV if ispp.esp_step_mV > 0 else phys.slc_verify_mV
+            verify = np.array([0.0, max(top, ispp.start_mV)], dtype=np.float32)
+            step = ispp.esp_step_mV if ispp.esp_step_mV > 0 else step
+            sigma = phys.prog_sigma_mV / np.sqrt(1.0 + ispp.extra_steps)
         verified = program_kernel(
             vth,
             level,
@@ -252,11 +270,11 @@ class CellArray:
             known,
             smap.codes,
             smap.lowest[known],
-            smap.verify,
+            verify,
             ph.program_keys(self.seed, self.chip, block, wl, blk.pec, w.programs),
             *ph.normal_tables(),
-            phys.ispp.step_mV,
-            phys.prog_sigma_mV,
+            step,
+            sigma,
             ph.wear_sigma(phys, blk.pec),
             below.vth if below is not None else _NO_CELLS,
             phys.coupling,
@@ -265,11 +283,11 @@ class CellArray:
         )
         ph.apply_stuck(vth, ph.stuck_cells(phys, self.seed, self.chip, block, wl, cells))
         states = [s for s in range(1, len(smap.verify)) if (verified >> s) & 1]
-        loops = ph.ispp_loops(phys, float(smap.verify[states[-1]])) if states else 1
+        loops = ph.ispp_loops(phys, float(smap.verify[states[-1]]), isp) if states else 1
+        if slc and ispp is not None and states:
+            loops = ph.esp_loops(phys, isp, ispp)
         levels = max(len(states), 1)
-        busy = t.t_prog_base_us + loops * (
-            phys.ispp.t_loop_us + (levels - 1) * phys.ispp.t_verify_us
-        )
+        busy = t.t_prog_base_us + loops * (isp.t_loop_us + (levels - 1) * isp.t_verify_us)
         blk.version += 1  # this WL and, by coupling, the one below changed
         w.pages |= set(data)
         w.programs += 1
@@ -386,6 +404,98 @@ class CellArray:
         drift_kernel(vth, pers, out, c.x0_mV, c.ret_mean, c.ret_dev, c.rd_per_mV, c.vpass_mV)
         self._drift[(block, wl)] = (key, out)
         return out
+
+    def sense_mws(
+        self, groups: list[tuple[int, list[int]]], ref_mV: float, strobe_us: float
+    ) -> np.ndarray:
+        """Multi-wordline sensing: packed bits, 1 = the bitline discharged.
+
+        `groups` lists (block, WLs) with the reference on those WLs and VPASS on the rest
+        of their strings. WLs of one sub-block of a block are in series (a string
+        conducts only if every selected cell does: AND); strings of different sub-blocks
+        or blocks share the bitline (it discharges if any string conducts: OR). A
+        conducting string discharges the bitline only if precharge + evaluation +
+        strobe fit in `strobe_us` (physics.sensing): WL precharge grows with the blocks
+        activated, evaluation with the string's resistance (each selected cell adds
+        k_sel / overdrive, each unselected one k_pass / (VPASS - Vth)) and with the
+        charge the activated strings share with the bitline. Every selected WL gets the
+        usual retention, read disturb and fresh RTN, and counts one read of its block.
+        """
+        sens = self._phys.sensing
+        subs = self._sub_blocks
+        rows: list[tuple[int, int]] = []
+        keys: dict[tuple[int, int], int] = {}
+        for block, wls in groups:
+            for wl in wls:
+                self._check_wl(block, wl)
+                key = (block, wl % subs)
+                keys.setdefault(key, len(keys))
+                if (block, wl) not in rows:
+                    rows.append((block, wl))
+        blocks = sorted({b for b, _ in rows})
+        nb = len(blocks)
+        cells = self._cells
+        drifted = np.empty((len(rows), cells), dtype=np.float32)
+        offs = np.empty(len(rows), dtype=np.int64)
+        scale = np.empty(len(rows), dtype=np.float32)
+        row_group = np.empty(len(rows), dtype=np.int32)
+        for r, (block, wl) in enumerate(rows):
+            blk = self._block(block)
+            own = blk.own_reads.get(wl, 0)
+            w = blk.wls.get(wl)
+            if w is not None:
+                age, others = self._age_h - w.age_h, blk.reads - w.reads_base - own
+                vth, pers = w.vth, w.personality
+            else:
+                age, others = self._age_h - blk.erase_age_h, blk.reads - own
+                vth = ph.erased_vth(self._phys, self.seed, self.chip, block, wl, blk.pec, cells)
+                pers = ph.personality(self.seed, self.chip, block, wl, cells)
+            c = ph.sense_coefficients(self._phys, blk.pec, age, others)
+            drift_kernel(
+                vth, pers, drifted[r], c.x0_mV, c.ret_mean, c.ret_dev, c.rd_per_mV, c.vpass_mV
+            )
+            offs[r] = int(self._noise.integers(0, self._rtn_size - cells + 1))
+            scale[r] = c.rtn_per_unit
+            row_group[r] = keys[(block, wl % subs)]
+            blk.own_reads[wl] = own + 1
+        for b in blocks:
+            self._block(b).reads += 1
+        unsel = np.zeros((len(keys), cells), dtype=np.float32)
+        selected = set(rows)
+        vpass = self._phys.vpass_mV
+        erased_r = sens.k_pass_us_V * 1000.0 / max(vpass - self._phys.erased_mean_mV, 1.0)
+        for (block, sub), g in keys.items():
+            blk = self._block(block)
+            for wl in range(sub, self._wls_n, subs):
+                if (block, wl) in selected:
+                    continue
+                w = blk.wls.get(wl)
+                if w is None:
+                    unsel[g] += erased_r
+                else:
+                    pass_resistance_kernel(
+                        w.vth, unsel[g], sens.k_pass_us_V * 1000.0, vpass, sens.min_overdrive_mV
+                    )
+        t_pre = max(sens.t_bl_precharge_us, sens.t_wl_precharge_us_per_block * nb)
+        t_const = t_pre + sens.t_discharge_us + sens.t_fixed_us
+        eval_scale = 1.0 + sens.charge_sharing_per_block * (nb - 1)
+        out = np.empty(cells, dtype=np.bool_)
+        mws_kernel(
+            drifted,
+            self._rtn_table(),
+            offs,
+            scale,
+            row_group,
+            unsel,
+            out,
+            float(ref_mV),
+            sens.k_sel_us_V * 1000.0,
+            sens.min_overdrive_mV,
+            t_const,
+            eval_scale,
+            float(strobe_us),
+        )
+        return np.packbits(out, bitorder="little")
 
     def _rtn_table(self) -> np.ndarray:
         if self._rtn is None:

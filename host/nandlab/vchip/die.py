@@ -52,8 +52,9 @@ from nandlab.onfi_spec.opcodes import PARAMETER_PAGE_COPIES, Cmd, Feature, Statu
 from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
 from nandlab.profiles.model import Profile
 from nandlab.vchip import identity
+from nandlab.vchip import testmode as tmx
 from nandlab.vchip.array import CellArray
-from nandlab.vchip.latches import PlaneRegisters, sense_page, sense_soft_bits
+from nandlab.vchip.latches import Node, PlaneRegisters, sense_page, sense_soft_bits
 from nandlab.vchip.power import Phase, PowerLog
 
 US = 1000  # ns per µs
@@ -142,6 +143,8 @@ class VirtualDie:
         self._features: dict[int, bytes] = {}
         self._timing = sdr(0)
         self.slc_mode = False
+        self.test_mode = False
+        self._inverse_next = False  # one-shot inverse-read prefix
         self._reset_bus_state()
 
     # ---------------------------------------------------------------- bus state
@@ -166,6 +169,8 @@ class VirtualDie:
         self._sensed_plane = 0  # plane whose data register holds the last sensing
         self._status_plane: int | None = None  # 78h: status of this plane only
         self._resume_out = _Out.NONE  # data output that 00h resumes after READ STATUS
+        self._din_latch: Node | None = None  # test-mode data load into a latch node
+        self._mws_groups: list[int] = []  # address counts where MWS continue slots fell
 
     # ---------------------------------------------------------------- clock and R/B#
 
@@ -237,11 +242,12 @@ class VirtualDie:
     # ---------------------------------------------------------------- volatile state
 
     def state_dict(self) -> dict[str, Any]:
-        """Volatile registers (JSON-able): features, timing mode, SLC mode."""
+        """Volatile registers (JSON-able): features, timing mode, SLC mode, test mode."""
         return {
             "features": {str(fa): list(v) for fa, v in sorted(self._features.items())},
             "timing_mode": self._timing.mode,
             "slc_mode": self.slc_mode,
+            "test_mode": self.test_mode,
         }
 
     def load_state(self, d: Mapping[str, Any]) -> None:
@@ -250,6 +256,7 @@ class VirtualDie:
         }
         self._timing = sdr(int(d.get("timing_mode", 0)))
         self.slc_mode = bool(d.get("slc_mode", False))
+        self.test_mode = bool(d.get("test_mode", False))
 
     def feature(self, fa: int) -> bytes:
         """P1..P4 of feature address `fa` (zeros if never written)."""
@@ -289,6 +296,9 @@ class VirtualDie:
             self._feature_bytes += data[: FEATURE_BYTES - len(self._feature_bytes)]
             if len(self._feature_bytes) == FEATURE_BYTES:
                 self._set_feature(self._din_features, bytes(self._feature_bytes))
+        elif self._din_latch is not None:
+            self._regs[self._plane].load(self._din_latch, self._column, data)
+            self._column += len(data)
         elif self._din_page:
             self._regs[self._plane].write(self._column, data)
             self._column += len(data)
@@ -327,6 +337,8 @@ class VirtualDie:
 
     def _start(self, byte: int) -> None:
         slc = self.profile.vendor.slc_mode
+        if self._test_start(byte):
+            return
         if byte == Cmd.RESET:
             self._reset()
         elif byte == Cmd.READ_STATUS:
@@ -352,6 +364,7 @@ class VirtualDie:
         self._seq = None
         self._out = _Out.NONE
         self._din_page = False
+        self._din_latch = None
         self._din_features = None
         self._prog = None
 
@@ -361,6 +374,8 @@ class VirtualDie:
         if seq is None:
             return False
         op = seq.opcode
+        if self._test_confirm(seq, byte):
+            return True
         soft = self.profile.vendor.soft_bit_read
         if op == Cmd.READ:
             if byte == Cmd.READ_CACHE_SEQUENTIAL and len(seq.addr) < self._addr_cycles:
@@ -417,6 +432,11 @@ class VirtualDie:
     def _on_address(self, seq: _Seq) -> None:
         """Act on commands that complete with their address cycles."""
         op, n = seq.opcode, len(seq.addr)
+        tm = self.profile.vendor.test_mode
+        if tm is not None and op == tm.enter_cmd and n == 1 and not self.test_mode:
+            self._seq = None
+            self.test_mode = seq.addr[0] == tm.key
+            return
         if op in (Cmd.READ_ID, Cmd.READ_PARAMETER_PAGE, Cmd.READ_UNIQUE_ID) and n == 1:
             self._seq = None
             self._identify(op, seq.addr[0])
@@ -470,6 +490,8 @@ class VirtualDie:
         self._features = {}
         self._timing = sdr(0)
         self.slc_mode = False
+        self.test_mode = False
+        self._inverse_next = False
         self._ops.clear()
         self._ardy_until = self.now_ns
         self._busy(self.now_ns + round(self.profile.timing.t_rst_us * US))
@@ -494,6 +516,8 @@ class VirtualDie:
     def _set_feature(self, fa: int, params: bytes) -> None:
         self._din_features = None
         self._feature_busy()
+        if fa in tmx.feature_addresses(self.profile) and not self.test_mode:
+            return  # test-mode registers ignore writes outside the test mode
         if fa == Feature.TIMING_MODE:
             mode = params[0] & 0x0F
             if params[0] & 0xF0 or mode not in self.profile.timing.sdr_modes:
@@ -554,14 +578,19 @@ class VirtualDie:
         """Sense `t` into its plane's data register; returns tR in ns."""
         tm = self.profile.timing
         regs = self._regs[t.plane]
+        inverse, self._inverse_next = self._inverse_next, False
+        strobe = self._strobe_us(None)
+        t_sense = tm.t_sense_us if strobe is None else strobe
         if not t.valid:
-            regs.data.fill(0xFF)
-            return round((tm.t_read_base_us + tm.t_sense_us) * US)
+            regs.data.fill(0x00 if inverse else 0xFF)
+            return round((tm.t_read_base_us + t_sense) * US)
         wl, page_type = self._locate(t)
         refs = self._refs_mV(page_type)
         slc = page_type is None
 
         def sense(ref_mV: float) -> np.ndarray:
+            if strobe is not None:
+                return self.array.sense_mws([(t.block, [wl])], ref_mV, strobe)
             return self.array.sense(t.block, wl, ref_mV, slc)
 
         if soft:
@@ -579,7 +608,9 @@ class VirtualDie:
         g = self.profile.geometry
         if t.page in (0, 1) and g.spare_bytes and self.array.is_factory_bad(t.block):
             regs.data[g.page_bytes] = 0x00  # ONFI bad block marker
-        return round((tm.t_read_base_us + n_sensings * tm.t_sense_us) * US)
+        if inverse:
+            regs.data ^= 0xFF
+        return round((tm.t_read_base_us + n_sensings * t_sense) * US)
 
     def _read(self, t: _Target, column: int, soft: bool, copyback: bool) -> None:
         """00h-30h (with any 32h-queued planes), 00h-35h, 00h-<soft-bit confirm>."""
@@ -686,7 +717,11 @@ class VirtualDie:
             return False, self.profile.timing.t_prog_base_us
         wl, page_type = self._locate(t)
         data = self._regs[t.plane].data.copy()
-        res = self.array.program(t.block, wl, {page_type or 0: data}, slc=page_type is None)
+        tune = tmx.esp_tune(self.profile, self.feature) if self.test_mode else None
+        slc = page_type is None
+        res = self.array.program(
+            t.block, wl, {page_type or 0: data}, slc=slc, ispp=tune if slc else None
+        )
         return bool(res.ok), float(res.busy_us)
 
     # ---------------------------------------------------------------- erase
@@ -710,6 +745,206 @@ class VirtualDie:
             end = max(end, start + round(busy_us * US))
         self._record(end, fail)
         self._busy(end)
+
+    # ---------------------------------------------------------------- test mode
+
+    def _strobe_us(self, default_us: float | None) -> float | None:
+        """Sensing (strobe) time the test-mode sense-time feature sets, else `default_us`."""
+        st = self.profile.vendor.sense_time
+        if st is None or not self.test_mode:
+            return default_us
+        raw = self.feature(st.feature)
+        code = raw[0] | raw[1] << 8
+        return default_us if code == 0 else code * tmx.SENSE_TIME_UNIT_US
+
+    def _test_start(self, byte: int) -> bool:
+        """Test-mode command bytes; True if `byte` was one (only in test mode, but entry)."""
+        v = self.profile.vendor
+        tm = v.test_mode
+        if tm is None:
+            return False
+        if byte == tm.enter_cmd:
+            self._idle()
+            self._seq = _Seq(byte)
+            return True
+        if not self.test_mode:
+            return False
+        if byte == tm.exit_cmd:
+            self._idle()
+            self.test_mode = False
+            self._inverse_next = False
+            return True
+        if v.inverse_read is not None and byte == v.inverse_read.prefix_cmd:
+            self._idle()
+            self._inverse_next = True
+            return True
+        if v.latch_ops is not None and byte == v.latch_ops.cmd:
+            self._idle()
+            self._seq = _Seq(byte)
+            return True
+        if v.mws is not None and byte == v.mws.cmd:
+            self._idle()
+            self._seq = _Seq(byte)
+            self._mws_groups = []
+            return True
+        if v.latch_xor is not None and byte == v.latch_xor.cmd:
+            self._idle()
+            self._latch_step(self._plane, lambda r: r.xor_to_cache())
+            return True
+        return False
+
+    def _test_confirm(self, seq: _Seq, byte: int) -> bool:
+        """Confirm / continue bytes of the open test-mode sequence."""
+        if not self.test_mode:
+            return False
+        v = self.profile.vendor
+        if v.latch_ops is not None and seq.opcode == v.latch_ops.cmd:
+            if byte != v.latch_ops.confirm_cmd:
+                return False
+            self._seq = None
+            self._latch_op(seq.addr)
+            return True
+        if v.mws is not None and seq.opcode == v.mws.cmd:
+            if byte == v.mws.cont_cmd:
+                self._mws_groups.append(len(seq.addr))
+                return True
+            if byte != v.mws.confirm_cmd:
+                return False
+            self._seq = None
+            self._mws(seq.addr)
+            return True
+        return False
+
+    def _latch_step(self, plane: int, step: Any, busy_us: float | None = None) -> None:
+        lo = self.profile.vendor.latch_ops
+        t_us = busy_us if busy_us is not None else (lo.t_step_us if lo else tmx.DEFAULT_STEP_US)
+        start = self._array_start()
+        step(self._regs[plane])
+        end = start + round(t_us * US)
+        self._record(end, {})
+        self._busy(end)
+
+    def _latch_op(self, addr: list[int]) -> None:
+        """CMD latch_ops.cmd, ADDR op, ADDR arg, ADDR row (row_cycles), CMD confirm."""
+        lo = self.profile.vendor.latch_ops
+        assert lo is not None
+        op = addr[0] if addr else -1
+        arg = addr[1] if len(addr) > 1 else 0
+        _, t = self._decode([0] * self._col_cycles + addr[2:])
+        plane = t.plane
+        if op == tmx.LatchOp.SENSE:
+            self._latch_sense(t, arg)
+            return
+        steps: dict[int, Any] = {
+            tmx.LatchOp.M1: lambda r: r.m1(bool(arg & 1)),
+            tmx.LatchOp.M2: lambda r: r.m2(bool(arg & 1)),
+            tmx.LatchOp.M3: lambda r: r.m3(),
+            tmx.LatchOp.INIT_L1: lambda r: r.init_l1(bool(arg & 1)),
+            tmx.LatchOp.INIT_L2: lambda r: r.init_l2(),
+            tmx.LatchOp.XOR: lambda r: r.xor_to_cache(),
+        }
+        if op in steps:
+            self._latch_step(plane, steps[op])
+        elif op == tmx.LatchOp.OUTPUT and arg in Node._value2member_map_:
+            self._regs[plane].out_node = Node(arg)
+            self._plane, self._column, self._out = plane, 0, _Out.DATA
+        elif op == tmx.LatchOp.DATA_IN and arg in (Node.A, Node.OUT):
+            self._plane, self._column, self._din_latch = plane, 0, Node(arg)
+
+    def _latch_sense(self, t: _Target, k: int) -> None:
+        """Sense the WL of `t` at VREADk into SO (1 = the cell did not conduct)."""
+        lo = self.profile.vendor.latch_ops
+        assert lo is not None
+        ro = self.profile.read_offsets
+        tm = self.profile.timing
+        if k == 0:
+            ref = lo.vread0_mV
+        elif k == tmx.VREAD_SLC:
+            r = ro.slc_reference
+            ref = r.default_mV + self._offset_mV(r.feature, r.param)
+        elif 1 <= k <= len(ro.references):
+            r = ro.references[k - 1]
+            ref = r.default_mV + self._offset_mV(r.feature, r.param)
+        else:
+            return  # no such reference: ignored
+        strobe = self._strobe_us(None)
+        t_us = tm.t_sense_us if strobe is None else strobe
+        regs = self._regs[t.plane]
+        inverse, self._inverse_next = self._inverse_next, False
+        start = self._array_start()
+        if not t.valid:
+            regs.so.fill(0x00)
+        else:
+            wl, _ = self._locate(t)
+            if strobe is None:
+                conducts = self.array.sense(t.block, wl, ref, self.slc_mode)
+            else:
+                conducts = self.array.sense_mws([(t.block, [wl])], ref, strobe)
+            regs.so[:] = conducts if inverse else ~conducts
+        end = start + round(t_us * US)
+        self.power.add(start, end, Phase.READ)
+        self._record(end, {})
+        self._busy(end)
+        self._sensed_plane = t.plane
+
+    def _mws(self, addr: list[int]) -> None:
+        """Multi-wordline sensing (Flash-Cosmos): flags, then per block: row + page bitmap."""
+        v = self.profile.vendor
+        mws = v.mws
+        assert mws is not None
+        g = self.profile.geometry
+        pbm_n = tmx.pbm_bytes(g.wls_per_block)
+        flags = addr[0] if addr else 0
+        body = addr[1:]
+        group_n = g.row_cycles + pbm_n
+        groups: list[tuple[int, list[int]]] = []
+        ok = len(body) >= group_n and len(body) % group_n == 0
+        blocks: list[int] = []
+        for i in range(0, len(body) if ok else 0, group_n):
+            _, t = self._decode([0] * self._col_cycles + body[i : i + g.row_cycles])
+            bitmap = body[i + g.row_cycles : i + group_n]
+            wls = [w for w in range(g.wls_per_block) if bitmap[w >> 3] >> (w & 7) & 1]
+            if t.block >= g.blocks or not wls:
+                ok = False
+                break
+            groups.append((t.block, wls))
+            if t.block not in blocks:
+                blocks.append(t.block)
+        planes = {b % g.planes for b in blocks}
+        override = self.feature(mws.override_feature)[0] == 1
+        if len(planes) > 1 or (len(blocks) > mws.max_blocks and not override):
+            ok = False
+        start = self._array_start()
+        inverse = bool(flags & tmx.MwsFlag.INVERSE) or self._inverse_next
+        self._inverse_next = False
+        if not ok:
+            self._record(start, {p: True for p in range(g.planes)})
+            return
+        plane = blocks[0] % g.planes
+        regs = self._regs[plane]
+        strobe = self._strobe_us(mws.t_sense_us)
+        assert strobe is not None
+        r = self.profile.read_offsets.slc_reference
+        ref = r.default_mV + self._offset_mV(r.feature, r.param)
+        conducts = self.array.sense_mws(groups, ref, strobe)
+        if flags & tmx.MwsFlag.C_INIT:
+            regs.init_l2()
+        if flags & tmx.MwsFlag.S_INIT:
+            regs.init_l1(inverted=inverse)
+        regs.so[:] = ~conducts
+        if inverse:
+            regs.m1()
+        else:
+            regs.m2()
+        if flags & tmx.MwsFlag.S_TO_C:
+            regs.m3()
+        end = start + round((self.profile.timing.t_read_base_us + strobe) * US)
+        self.power.add(start, end, Phase.READ, tmx.mws_current_mA(self.profile, len(blocks)))
+        self._record(end, {})
+        self._busy(end)
+        self._plane, self._column, self._out = plane, 0, _Out.DATA
+        regs.out_node = Node.OUT
+        self._sensed_plane = plane
 
 
 _ADDRESSED = frozenset(

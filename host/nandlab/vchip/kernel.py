@@ -236,3 +236,67 @@ def program_kernel(
             shifted = below[j] + np.int32(np.rint(cpl * np.float32(new - old)))
             below[j] = min(max(shifted, vth_min), vth_max)
     return verified
+
+
+@njit(cache=True, fastmath=True)
+def mws_kernel(
+    drifted: np.ndarray,
+    rtn_table: np.ndarray,
+    rtn_off: np.ndarray,
+    rtn_scale: np.ndarray,
+    row_group: np.ndarray,
+    unsel_us: np.ndarray,
+    out: np.ndarray,
+    ref_mV: float,
+    k_sel_us_mV: float,
+    min_od_mV: float,
+    t_const_us: float,
+    eval_scale: float,
+    strobe_us: float,
+) -> None:
+    """Multi-wordline sensing of one bitline per cell column i (out[i] = discharged).
+
+    drifted[r, i]: deterministic Vth_eff of selected row r (a WL), + fresh RTN
+    rtn_scale[r] * rtn_table[rtn_off[r] + i]. Rows of one string group g (a block's
+    sub-block) are in series: the string conducts only if every selected cell is below
+    ref_mV, and then discharges the bitline after
+        t_const_us + eval_scale * (unsel_us[g, i] + sum over its rows of k_sel / overdrive),
+    overdrive = ref - Vth_eff (at least min_od). Groups are in parallel on the bitline:
+    it reads discharged if any conducting string discharges by strobe_us.
+    """
+    rows = drifted.shape[0]
+    groups = unsel_us.shape[0]
+    n = drifted.shape[1]
+    ref = np.float32(ref_mV)
+    ks = np.float32(k_sel_us_mV)
+    mod = np.float32(min_od_mV)
+    for i in range(n):
+        hit = False
+        for g in range(groups):
+            r_us = unsel_us[g, i]
+            on = True
+            for r in range(rows):
+                if row_group[r] != g:
+                    continue
+                eff = drifted[r, i] + rtn_scale[r] * np.float32(rtn_table[rtn_off[r] + i])
+                od = ref - eff
+                if od <= 0:
+                    on = False
+                    break
+                r_us += ks / max(od, mod)
+            if on and t_const_us + eval_scale * r_us <= strobe_us:
+                hit = True
+                break
+        out[i] = hit
+
+
+@njit(cache=True, fastmath=True)
+def pass_resistance_kernel(
+    vth: np.ndarray, acc: np.ndarray, k_pass_us_mV: float, vpass_mV: float, min_od_mV: float
+) -> None:
+    """acc[i] += k_pass / (vpass - vth[i]): an unselected cell of the string at VPASS."""
+    kp = np.float32(k_pass_us_mV)
+    vp = np.float32(vpass_mV)
+    mod = np.float32(min_od_mV)
+    for i in range(vth.shape[0]):
+        acc[i] += kp / max(vp - np.float32(vth[i]), mod)

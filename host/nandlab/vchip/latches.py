@@ -19,6 +19,7 @@ AND over the references).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from enum import IntEnum
 
 import numpy as np
 
@@ -26,15 +27,33 @@ import numpy as np
 SenseFn = Callable[[float], np.ndarray]
 
 
+class Node(IntEnum):
+    """Latch nodes of the page buffer (ParaBit's names), as test-mode operations select them."""
+
+    SO = 0  # sense node: 1 where the sensed cell did not conduct (Vth >= reference)
+    A = 1  # L1 (sensing latch, S-latch) = the data register
+    C = 2  # not A
+    B = 3  # not OUT
+    OUT = 4  # L2 (cache latch, C-latch) = the cache register: data out comes from here
+
+
 class PlaneRegisters:
-    """Data and cache registers of one plane (page + spare bytes each)."""
+    """Data and cache registers of one plane (page + spare bytes each), seen as the two
+    latches of the page buffer: L1 (node A = data register, C = not A) and L2 (node OUT =
+    cache register, B = not OUT), plus the sense node SO of the last latch sensing.
+
+    Transistor steps (ParaBit, Fig. 2-7): M1 pulls C down where SO = 1 (A |= SO), M2 pulls
+    A down where SO = 1 (A &= ~SO), M3 pulls B down where A = 1 (OUT |= A)."""
 
     def __init__(self, nbytes: int) -> None:
         self.data = np.full(nbytes, 0xFF, dtype=np.uint8)
         self.cache = np.full(nbytes, 0xFF, dtype=np.uint8)
+        self.so = np.zeros(nbytes, dtype=np.uint8)
+        self.out_node = Node.OUT  # node that data out reads (a test-mode selection)
 
     def data_to_cache(self) -> None:
         self.cache[:] = self.data
+        self.out_node = Node.OUT
 
     def cache_to_data(self) -> None:
         self.data[:] = self.cache
@@ -42,6 +61,52 @@ class PlaneRegisters:
     def clear_cache(self) -> None:
         """PROGRAM (80h) clears the cache register: bytes not loaded stay FFh."""
         self.cache.fill(0xFF)
+        self.out_node = Node.OUT
+
+    # -- latch micro-operations (test mode)
+
+    def node(self, which: Node) -> np.ndarray:
+        """A copy of a node's bits (packed, 1 = high)."""
+        if which is Node.SO:
+            return self.so.copy()
+        if which is Node.A:
+            return self.data.copy()
+        if which is Node.C:
+            return ~self.data
+        if which is Node.B:
+            return ~self.cache
+        return self.cache.copy()
+
+    def m1(self, invert_so: bool = False) -> None:
+        """M1: C = C & ~SO, A = ~C, i.e. A |= SO (or |= ~SO through the extra inverter)."""
+        self.data |= ~self.so if invert_so else self.so
+
+    def m2(self, invert_so: bool = False) -> None:
+        """M2: A = A & ~SO (or & SO through the extra inverter), C = ~A."""
+        self.data &= self.so if invert_so else ~self.so
+
+    def m3(self) -> None:
+        """M3: B = B & ~A, OUT = ~B, i.e. OUT |= A (S-latch to C-latch transfer)."""
+        self.cache |= self.data
+
+    def init_l1(self, inverted: bool = False) -> None:
+        """L1 initialisation: A = 1, C = 0 (Fig. 2) or A = 0, C = 1 (inverted, Fig. 7)."""
+        self.data.fill(0x00 if inverted else 0xFF)
+
+    def init_l2(self) -> None:
+        """L2 initialisation: B = 1, OUT = 0."""
+        self.cache.fill(0x00)
+
+    def xor_to_cache(self) -> None:
+        """XOR between the latches, into the C-latch: OUT = A ^ OUT."""
+        self.cache ^= self.data
+
+    def load(self, which: Node, column: int, data: bytes) -> None:
+        """Data in straight into node A or OUT (test-mode data load)."""
+        reg = self.data if which is Node.A else self.cache
+        end = min(len(reg), column + len(data))
+        if end > column:
+            reg[column:end] = np.frombuffer(data[: end - column], dtype=np.uint8)
 
     def write(self, column: int, data: bytes) -> None:
         """Data in at `column`; bytes past the end of the register are dropped."""
@@ -50,8 +115,10 @@ class PlaneRegisters:
             self.cache[column:end] = np.frombuffer(data[: end - column], dtype=np.uint8)
 
     def read(self, column: int, n: int) -> bytes:
-        """Data out from `column`; bytes past the end of the register read FFh."""
-        chunk = bytes(self.cache[column : column + n]) if column < len(self.cache) else b""
+        """Data out from `column` (of the selected node, OUT unless a test-mode operation
+        chose another); bytes past the end of the register read FFh."""
+        reg = self.cache if self.out_node is Node.OUT else self.node(self.out_node)
+        chunk = bytes(reg[column : column + n]) if column < len(reg) else b""
         return chunk + b"\xff" * (n - len(chunk))
 
 

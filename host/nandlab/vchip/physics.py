@@ -30,8 +30,9 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import DTypeLike
 
-from nandlab.profiles.model import Physics
+from nandlab.profiles.model import Ispp, Physics
 from nandlab.vchip.kernel import normal_fill_int
+from nandlab.vchip.testmode import IsppTune
 
 BOLTZMANN_EV_PER_K = 8.617333e-5
 KELVIN_OFFSET = 273.15
@@ -199,11 +200,23 @@ def erased_eff_bounds(phys: Physics, erase_count: int, c: SenseCoefficients) -> 
     return lo - 1.0, hi + 1.0  # margin for float32 rounding in the kernel
 
 
-def ispp_loops(phys: Physics, top_verify_mV: float) -> int:
+def ispp_loops(phys: Physics, top_verify_mV: float, ispp: Ispp | None = None) -> int:
     """Program pulses until the slowest cell passes the highest verify level, + 1 verify."""
-    ispp = phys.ispp
+    ispp = ispp or phys.ispp
     span = top_verify_mV - ispp.start_mV + SLOWEST_CELL_SIGMAS * ispp.speed_sigma_mV
     return max(1, math.ceil(span / ispp.step_mV)) + 1
+
+
+def esp_loops(phys: Physics, ispp: Ispp, tune: IsppTune) -> int:
+    """Loops of a tuned (enhanced) SLC program: the regular phase from the tuned start to
+    the SLC verify, the ESP phase from there to the raised verify in ESP steps, and the
+    extra verify-pulse steps."""
+    span = phys.slc_verify_mV - tune.start_mV + SLOWEST_CELL_SIGMAS * ispp.speed_sigma_mV
+    loops = max(1, math.ceil(span / ispp.step_mV)) + 1
+    if tune.esp_step_mV > 0:
+        raise_mV = max(tune.verify_mV - phys.slc_verify_mV, 0.0)
+        loops += math.ceil(raise_mV / tune.esp_step_mV) + 1
+    return loops + tune.extra_steps
 
 
 def erase_pulses(phys: Physics, pec: int) -> int:

@@ -46,27 +46,29 @@ class PowerLog:
             Phase.PROGRAM: power.program_mA,
             Phase.ERASE: power.erase_mA,
         }
-        # (start_ns, end_ns, kind), in the order they were recorded
-        self._phases: deque[tuple[int, int, Phase]] = deque(maxlen=max_phases)
+        # (start_ns, end_ns, kind, mA), in the order they were recorded
+        self._phases: deque[tuple[int, int, Phase, float]] = deque(maxlen=max_phases)
 
     def __len__(self) -> int:
         return len(self._phases)
 
-    def add(self, start_ns: int, end_ns: int, kind: Phase) -> None:
-        """Record `kind` running over [start_ns, end_ns)."""
+    def add(self, start_ns: int, end_ns: int, kind: Phase, mA: float | None = None) -> None:
+        """Record `kind` running over [start_ns, end_ns), drawing `mA` (default: the
+        profile's current for the kind; a multi-block MWS draws more than a read)."""
         if end_ns <= start_ns:
             return
+        cur = self._mA[kind] if mA is None else float(mA)
         if self._phases:
-            s, e, k = self._phases[-1]
-            if k is kind and e == start_ns:
-                self._phases[-1] = (s, end_ns, k)
+            s, e, k, m = self._phases[-1]
+            if k is kind and e == start_ns and m == cur:
+                self._phases[-1] = (s, end_ns, k, m)
                 return
-        self._phases.append((start_ns, end_ns, kind))
+        self._phases.append((start_ns, end_ns, kind, cur))
 
     def truncate_after(self, t_ns: int) -> None:
         """Cut every phase at `t_ns` (RESET aborts what the array was doing)."""
         kept = deque(
-            ((s, min(e, t_ns), k) for s, e, k in self._phases if s < t_ns),
+            ((s, min(e, t_ns), k, m) for s, e, k, m in self._phases if s < t_ns),
             maxlen=self._phases.maxlen,
         )
         self._phases = kept
@@ -79,10 +81,10 @@ class PowerLog:
         """Breakpoints and cumulative extra charge (mA*ns above idle) from t0, exact at them."""
         idle = self._power.idle_mA
         events: list[tuple[int, float]] = []
-        for s, e, k in self._phases:
+        for s, e, _k, m in self._phases:
             if e <= t0 or s >= t1:
                 continue
-            extra = self._mA[k] - idle
+            extra = m - idle
             events.append((max(s, t0), extra))
             events.append((min(e, t1), -extra))
         if not events:
@@ -114,9 +116,9 @@ class PowerLog:
             return 0.0
         p = self._power
         pj = p.idle_mA * p.vcc_V * (t1_ns - t0_ns)
-        for s, e, k in self._phases:
+        for s, e, k, m in self._phases:
             lo, hi = max(s, t0_ns), min(e, t1_ns)
             if hi > lo:
                 volts = p.vccq_V if k is Phase.IO else p.vcc_V
-                pj += (self._mA[k] - p.idle_mA) * volts * (hi - lo)
+                pj += (m - p.idle_mA) * volts * (hi - lo)
         return pj / 1000.0

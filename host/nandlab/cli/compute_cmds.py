@@ -1,0 +1,200 @@
+"""`nandlab compute`: store operands and evaluate a bitwise expression in flash."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.table import Table
+
+from nandlab.cli.common import (
+    fresh_option,
+    json_option,
+    open_chip,
+    parse_int,
+    print_json,
+    require_yes,
+    stdout_console,
+    yes_option,
+)
+from nandlab.errors import UsageError
+from nandlab.schemes.base import PageLoc
+
+
+def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for v in values:
+        name, sep, spec = v.partition("=")
+        if not sep or not name or not spec:
+            raise UsageError(f"{what} {v!r}: expected NAME=VALUE")
+        if name in out:
+            raise UsageError(f"{what}: operand {name} given twice")
+        out[name] = spec
+    return out
+
+
+@click.command()
+@click.argument("url")
+@click.option(
+    "--store",
+    "stores",
+    multiple=True,
+    metavar="NAME=DATA",
+    help="Program an operand first: DATA is random:SEED, zeros, ones or checker.",
+)
+@click.option(
+    "--operand",
+    "located",
+    multiple=True,
+    metavar="NAME=BLOCK:PAGE[:slc]",
+    help="An operand already on the chip (its reference data is read back).",
+)
+@click.option(
+    "--expr", "text", required=True, help='Expression, e.g. "(A | B) & ~C", "AND(A1..A30)".'
+)
+@click.option(
+    "--scheme",
+    default="all",
+    show_default=True,
+    help="mcflash, parabit, flashcosmos, or all (every scheme the chip supports).",
+)
+@click.option("--block", default="100", show_default=True, help="Block that --store programs.")
+@click.option(
+    "--scratch",
+    default="200,202",
+    show_default=True,
+    help="Blocks the schemes may erase and program (aligned copies, results).",
+)
+@click.option(
+    "--allow-test-mode",
+    is_flag=True,
+    help="Allow test-mode operations (latch sequences, inverse read, MWS).",
+)
+@click.option(
+    "--variant",
+    type=click.Choice(["best", "table1"]),
+    default="best",
+    show_default=True,
+    help="MCFlash: searched offsets, or the paper's Table 1 rows.",
+)
+@click.option("--pec", default=0, show_default=True, help="P/E count the MCFlash offsets assume.")
+@click.option("--show-bits", default=0, show_default=True, help="Print the first N result bits.")
+@fresh_option
+@yes_option
+@json_option
+def compute(
+    url: str,
+    stores: tuple[str, ...],
+    located: tuple[str, ...],
+    text: str,
+    scheme: str,
+    block: str,
+    scratch: str,
+    allow_test_mode: bool,
+    variant: str,
+    pec: int,
+    show_bits: int,
+    fresh: bool,
+    yes: bool,
+    as_json: bool,
+) -> None:
+    """Evaluate an expression over operands stored on the chip, in flash.
+
+    Prints, per scheme, the plan of chip operations (sensings, latency,
+    energy) and the bit errors against the host-side reference. Storing
+    operands and running a scheme program and erase blocks: add --yes.
+
+    Example: nandlab compute sim://mlc-64l --store A=random:1 --store B=random:2
+    --expr "A & B" --scheme mcflash --yes
+    """
+    from nandlab.schemes.compute import compute as run_compute
+    from nandlab.schemes.compute import read_operands, store_operands
+
+    specs = _pairs(stores, "--store")
+    locs = {n: PageLoc.parse(v) for n, v in _pairs(located, "--operand").items()}
+    both = set(specs) & set(locs)
+    if both:
+        raise UsageError(f"operand {', '.join(sorted(both))} is both stored and located")
+    require_yes(yes, "compute (it programs operands and erases scratch blocks)")
+    store_block = parse_int(block, "--block", 0, 1 << 20)
+    scratch_blocks = [
+        parse_int(b, "--scratch", 0, 1 << 20) for b in scratch.split(",") if b.strip()
+    ]
+    if store_block in scratch_blocks:
+        raise UsageError(f"block {store_block} is both the store block and a scratch block")
+    names = None if scheme == "all" else [s.strip() for s in scheme.split(",")]
+    with open_chip(url, fresh) as (_, chip):
+        operands = {}
+        if specs:
+            layout = names[0] if names else "mcflash"
+            operands.update(store_operands(chip, specs, block=store_block, scheme=layout))
+        if locs:
+            operands.update(read_operands(chip, locs))
+        report = run_compute(
+            chip,
+            text,
+            operands,
+            schemes=names,
+            scratch=scratch_blocks,
+            allow_test_mode=allow_test_mode,
+            variant=variant,
+            pec=pec,
+        )
+    doc = report.to_dict()
+    if show_bits:
+        for run, d in zip(report.runs, doc["runs"], strict=True):
+            if run.result is not None:
+                d["first_bits"] = "".join(map(str, run.result.bits[:show_bits].tolist()))
+    if as_json:
+        print_json(doc)
+        return
+    _print(doc)
+
+
+def _print(doc: dict[str, Any]) -> None:
+    console = stdout_console()
+    console.print(
+        f"expression: {doc['expression']}  ({doc['bits']} bits, reference has "
+        f"{doc['reference_ones']} ones)"
+    )
+    table = Table(title="schemes")
+    for col in (
+        "scheme",
+        "bit errors",
+        "sensings",
+        "latency µs",
+        "energy µJ",
+        "programs",
+        "chip ops",
+    ):
+        table.add_column(col)
+    for run in doc["runs"]:
+        if "error" in run:
+            table.add_row(run["scheme"], "-", "-", "-", "-", "-", f"cannot run: {run['error']}")
+            continue
+        p = run["plan"]
+        table.add_row(
+            run["scheme"],
+            f"{run['bit_errors']} / {run['bits']}",
+            str(p["sensings"]),
+            f"{p['latency_us']:.1f}",
+            f"{p['energy_uJ']:.3f}",
+            str(p["programs"]),
+            str(len(p["ops"])),
+        )
+    console.print(table)
+    for run in doc["runs"]:
+        if "error" in run:
+            continue
+        console.print(f"[bold]{run['scheme']}[/bold] plan:")
+        for op in run["plan"]["ops"]:
+            console.print(
+                f"  {op['kind']:14s} {op['what']}  ({op['sensings']} sensings, "
+                f"{op['busy_us']:.1f} µs, {op['energy_uJ']:.3f} µJ)"
+            )
+        for w in run["plan"]["warnings"]:
+            console.print(f"  [yellow]warning:[/yellow] {w}")
+        for n in run["plan"]["notes"]:
+            console.print(f"  note: {n}")
+        if "first_bits" in run:
+            console.print(f"  first bits: {run['first_bits']}")
