@@ -76,6 +76,10 @@ COLUMNS: dict[str, pa.DataType] = {
     "energy_measured": pa.bool_(),
     "mean_mA": pa.float64(),
     "peak_mA": pa.float64(),
+    # in-flash computing (compute steps): the scheme, the expression and its sensings
+    "scheme": pa.string(),
+    "expression": pa.string(),
+    "sensings": pa.int32(),
 }
 SCHEMA = pa.schema(list(COLUMNS.items()))
 
