@@ -87,6 +87,56 @@ def op_stats(rows: Sequence[Row]) -> list[dict[str, Any]]:
     return out
 
 
+def compute_by_condition(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    """Pooled in-flash operation results per (scheme, operation, mode, P/E, retention)."""
+    acc: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for r in rows:
+        if r.get("scheme") is None or r.get("bits") is None:
+            continue
+        key = (
+            str(r["scheme"]),
+            str(r["operation"]).removeprefix("compute:"),
+            str(r.get("mode") or "-"),
+            int(r.get("pec") or 0),
+            str(r.get("retention_label") or "fresh"),
+            str(r.get("reference") or "written"),
+        )
+        a = acc.setdefault(
+            key, {"n": 0, "bits": 0, "e01": 0, "e10": 0, "sensings": 0, "us": 0.0, "uJ": 0.0}
+        )
+        a["n"] += 1
+        a["bits"] += int(r["bits"])
+        a["e01"] += int(r["errors_0to1"])
+        a["e10"] += int(r["errors_1to0"])
+        a["sensings"] += int(r.get("sensings") or 0)
+        a["us"] += float(r.get("latency_us") or 0.0)
+        a["uJ"] += float(r.get("energy_uJ") or 0.0)
+    out = []
+    for (scheme, op, mode, pec, retention, reference), a in acc.items():
+        errors = a["e01"] + a["e10"]
+        kib = a["bits"] / a["n"] / 8 / 1024
+        out.append(
+            {
+                "scheme": scheme,
+                "operation": op,
+                "mode": mode,
+                "pec": pec,
+                "retention": retention,
+                "reference": reference,
+                "runs": a["n"],
+                "bits": a["bits"],
+                "errors_0to1": a["e01"],
+                "errors_1to0": a["e10"],
+                "rber": errors / a["bits"] if a["bits"] else None,
+                "rber_text": format_rate(errors, a["bits"]),
+                "sensings": a["sensings"] / a["n"],
+                "latency_us": a["us"] / a["n"],
+                "energy_uJ_per_KiB": a["uJ"] / a["n"] / kib if kib else None,
+            }
+        )
+    return out
+
+
 def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
     """Write summary.md and plots/*.png of a run (complete or not); returns their paths."""
     run = Path(run_dir)
@@ -204,6 +254,57 @@ def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
                 ],
             )
         )
+    compute = compute_by_condition(rows)
+    if compute:
+        parts += [
+            "",
+            "## In-flash operations",
+            "",
+            "Each result is compared bit by bit with the operation evaluated on the host: "
+            "reference *written* uses the data written (the operation's error rate), *read* "
+            "what plain reads of the operands return (the scheme's logic alone). Sensings, "
+            "busy time and energy are per operation on one WL (energy per KiB of result).",
+            "",
+        ]
+        parts.append(
+            _md_table(
+                [
+                    "scheme",
+                    "operation",
+                    "mode",
+                    "P/E",
+                    "retention",
+                    "reference",
+                    "runs",
+                    "bits",
+                    "errors 0->1",
+                    "errors 1->0",
+                    "RBER",
+                    "sensings",
+                    "latency µs",
+                    "energy µJ/KiB",
+                ],
+                [
+                    [
+                        c["scheme"],
+                        c["operation"],
+                        c["mode"],
+                        str(c["pec"]),
+                        c["retention"],
+                        c["reference"],
+                        str(c["runs"]),
+                        str(c["bits"]),
+                        str(c["errors_0to1"]),
+                        str(c["errors_1to0"]),
+                        c["rber_text"],
+                        f"{c['sensings']:.2g}",
+                        f"{c['latency_us']:.1f}",
+                        "-" if c["energy_uJ_per_KiB"] is None else f"{c['energy_uJ_per_KiB']:.3f}",
+                    ]
+                    for c in compute
+                ],
+            )
+        )
     ff = sorted({int(r["pec"]) for r in rows if r.get("fast_forwarded") and r.get("pec")})
     if ff:
         parts += [
@@ -213,7 +314,9 @@ def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
         ]
     summary = run / SUMMARY
     write_atomic(summary, ("\n".join(parts) + "\n").encode())
-    return summary, _plots(run / PLOTS, rows, rber, stats, meta)
+    return summary, _plots(run / PLOTS, rows, rber, stats, meta) + _compute_plots(
+        run / PLOTS, compute, meta
+    )
 
 
 def _plots(
@@ -276,6 +379,40 @@ def _plots(
                     f"{name}: energy by operation",
                 )
             )
+    return out
+
+
+def _compute_plots(
+    folder: Path, compute: list[dict[str, Any]], meta: Mapping[str, Any]
+) -> list[Path]:
+    """Latency and energy per in-flash operation (first condition of each), as bars."""
+    if not compute:
+        return []
+    first: dict[tuple[str, str], dict[str, Any]] = {}
+    for c in compute:
+        if c["reference"] == "written":
+            first.setdefault((c["scheme"], c["operation"]), c)
+    labels = [f"{scheme} {op}" for scheme, op in first]
+    name = meta["campaign"]
+    out = [
+        bars(
+            labels,
+            [c["latency_us"] for c in first.values()],
+            folder / "compute_latency.png",
+            "busy time per operation (µs)",
+            f"{name}: in-flash operation latency",
+        )
+    ]
+    if all(c["energy_uJ_per_KiB"] is not None for c in first.values()):
+        out.append(
+            bars(
+                labels,
+                [c["energy_uJ_per_KiB"] for c in first.values()],
+                folder / "compute_energy.png",
+                "energy per KiB of result (µJ/KiB)",
+                f"{name}: in-flash operation energy",
+            )
+        )
     return out
 
 

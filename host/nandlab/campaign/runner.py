@@ -369,6 +369,7 @@ def _run_units(
                 apply(unit, ctx)
                 for ev in outcome.ledger:
                     kind = ev.pop("kind")
+                    block = ev.pop("block", unit.block)  # another block than the unit's: scratch
                     targets = [chip_id] if unit.ce is not None else list(ids.values())
                     for uid in targets:
                         ledger.record(
@@ -376,7 +377,7 @@ def _run_units(
                             run_id,
                             unit.key,
                             kind,
-                            unit.block if unit.block is not None else -1,
+                            block if block is not None else -1,
                             pec_delta=int(ev.pop("pec_delta", 0)) if kind == "cycle" else 0,
                             fast_forwarded=ev.get("fast_forwarded"),
                             detail=ev,

@@ -154,6 +154,53 @@ class MeasureStep(_Strict):
         return None if value is None else parse_wl_list(value)
 
 
+class ComputeStep(_Strict):
+    """In-flash bitwise operations over the programmed data, checked against the host.
+
+    `layout: pair` takes A = LSB page and B = MSB page of each WL; `layout: wordlines`
+    takes the WLs as operands W0, W1, ... (nandlab.characterize.compute).
+    """
+
+    scheme: str = Field(min_length=1)
+    ops: list[str] = Field(min_length=1)
+    layout: Literal["pair", "wordlines"] = "pair"
+    wls: WlList | None = None
+    scratch: list[int] = Field(default_factory=list)
+    allow_test_mode: bool = False
+    against_reads: bool = False
+    options: dict[str, bool | int | float | str] = Field(default_factory=dict)
+
+    @field_validator("ops", mode="before")
+    @classmethod
+    def _ops(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("scheme")
+    @classmethod
+    def _scheme(cls, value: str) -> str:
+        from nandlab.schemes.compute import load_schemes
+
+        known = load_schemes()
+        if value not in known:
+            raise ValueError(f"scheme '{value}' is unknown (allowed: {', '.join(known)})")
+        return value
+
+    @field_validator("wls", mode="before")
+    @classmethod
+    def _wls(cls, value: Any) -> list[int] | None:
+        return None if value is None else parse_wl_list(value)
+
+    @model_validator(mode="after")
+    def _expressions(self) -> ComputeStep:
+        from nandlab.characterize.compute import check_ops
+
+        try:
+            check_ops(self.ops, self.layout, len(self.wls) if self.wls else 64)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+
 class WaitStep(_Strict):
     """Idle for `hours` (virtual on a sim bench) at the controller's temperature."""
 
@@ -172,10 +219,11 @@ STEP_KINDS: dict[str, type[_Strict]] = {
     "bake": BakeStep,
     "disturb": DisturbStep,
     "measure": MeasureStep,
+    "compute": ComputeStep,
     "wait": WaitStep,
     "temperature": TemperatureStep,
 }
-PER_BLOCK = ("cycle", "program", "disturb", "measure")
+PER_BLOCK = ("cycle", "program", "disturb", "measure", "compute")
 """Kinds that run once per (chip, block); the others act on the whole bench."""
 PARTITION = ("cycle", "program")
 """Kinds whose sweep points are spread over groups of blocks instead of repeated on each."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from nandlab.campaign.schema import (
     BakeStep,
+    ComputeStep,
     CycleStep,
     DisturbStep,
     MeasureStep,
@@ -27,6 +28,7 @@ from nandlab.campaign.schema import (
 )
 from nandlab.campaign.sweep import Unit
 from nandlab.characterize.common import op_row
+from nandlab.characterize.compute import measure_compute
 from nandlab.characterize.disturb import read_disturb
 from nandlab.characterize.progress import ProgressFn, no_progress
 from nandlab.characterize.readback import (
@@ -181,13 +183,13 @@ def apply(unit: Unit, ctx: Context) -> None:
         b.erased = False
         b.retention_age_h, b.retention_label, b.bake_h, b.bake_temp_C = 0.0, None, 0.0, None
         b.disturb_reads = 0
-    elif isinstance(p, MeasureStep | DisturbStep):
+    elif isinstance(p, MeasureStep | DisturbStep | ComputeStep):
         b = ctx.block(unit)
         if b.written is None:
             raise UnitError(
                 f"unit {unit.key}: block {unit.block} holds no data: add a program step first"
             )
-        wls = p.wls if isinstance(p, MeasureStep) else None
+        wls = p.wls if isinstance(p, MeasureStep | ComputeStep) else None
         if wls is not None and not set(wls) <= set(b.wls):
             raise UnitError(
                 f"unit {unit.key}: WLs {sorted(set(wls) - set(b.wls))} were not programmed"
@@ -196,6 +198,21 @@ def apply(unit: Unit, ctx: Context) -> None:
             raise UnitError(
                 f"unit {unit.key}: vth and retry need native-mode data; block {unit.block} was "
                 "programmed in SLC mode"
+            )
+        overlap = (
+            sorted(set(p.scratch) & {blk for (ce, blk) in ctx.blocks if ce == unit.ce})
+            if isinstance(p, ComputeStep)
+            else []
+        )
+        if overlap:
+            raise UnitError(
+                f"unit {unit.key}: scratch block {overlap[0]} is one of the campaign's blocks: "
+                "a scheme would erase its data; choose scratch blocks outside blocks:"
+            )
+        if isinstance(p, ComputeStep) and p.layout == "pair" and b.written.slc:
+            raise UnitError(
+                f"unit {unit.key}: the pair layout needs LSB and MSB pages; block {unit.block} "
+                "was programmed in SLC mode (use layout: wordlines)"
             )
         if isinstance(p, DisturbStep):
             if not disturb_wls(b, p, geo.wls_per_block):
@@ -288,6 +305,9 @@ def execute(
     if isinstance(p, MeasureStep):
         assert chip is not None
         return Outcome(_measure(unit, p, ctx, chip, chip_id))
+    if isinstance(p, ComputeStep):
+        assert chip is not None
+        return _compute(unit, p, ctx, chip, chip_id)
     if isinstance(p, DisturbStep):
         assert chip is not None
         b = ctx.block(unit)
@@ -480,3 +500,35 @@ def _measure(
         if isinstance(r.get("vth_mV"), float) and math.isnan(r["vth_mV"]):
             r["vth_mV"] = None
     return rows
+
+
+def _compute(unit: Unit, p: ComputeStep, ctx: Context, chip: Chip, chip_id: str) -> Outcome:
+    assert unit.block is not None
+    b = ctx.block(unit)
+    assert b.written is not None
+    erases: dict[int, int] = {}
+    options = dict(p.options)
+    if p.allow_test_mode:
+        options["allow_test_mode"] = True
+    rows = measure_compute(
+        chip,
+        unit.block,
+        list(p.wls or b.wls),
+        b.written,
+        base_row(unit, ctx, chip_id),
+        scheme=p.scheme,
+        ops=p.ops,
+        layout=p.layout,
+        options=options,
+        scratch=p.scratch,
+        pec=b.pec,
+        against_reads=p.against_reads,
+        scratch_erases=erases,
+    )
+    chip.reset_read_offsets()
+    # scratch blocks wear too: the chip ledger keeps their P/E counts
+    ledger = [
+        {"kind": "cycle", "block": blk, "pec_delta": n, "scratch": True}
+        for blk, n in sorted(erases.items())
+    ]
+    return Outcome(rows, ledger=ledger)
