@@ -9,8 +9,8 @@ switches die and controller to the parameter set's SDR timing mode.
 pytest runs the cocotb tests over a grid of (simulator, timing mode,
 result-stream back-pressure); each set runs in its own folder under
 hw/tb/build/ (one HDL build per simulator and clock, shared by its sets).
-`make test` runs the `rtl` marker's quick grid, `make test-rtl-full` adds
-every mode on both simulators (marker `rtl_full`).
+`make test` runs the quick grid, `make test-rtl-full` adds every mode, both
+back-pressure settings and the 8 and 5 ns clocks (Verilator; see FULL).
 """
 
 from __future__ import annotations
@@ -271,14 +271,14 @@ QUICK = [
     ("verilator", 10_000, 3, 1),
     ("verilator", 10_000, 5, 0),
 ]
-FULL = [
-    (sim, 10_000, mode, bp)
-    for sim in ("verilator", "icarus")
-    for mode in range(6)
-    for bp in (0, 1)
-] + [("verilator", clk, mode, 1) for clk in (8_000, 5_000) for mode in (0, 5)]
+FULL = [(sim, 10_000, mode, bp) for sim in ("verilator",) for mode in range(6) for bp in (0, 1)] + [
+    ("verilator", clk, mode, 1) for clk in (8_000, 5_000) for mode in (0, 5)
+]
 """(simulator, clock period ps, SDR mode, result back-pressure); the RTL has presets
-for 10, 8 and 5 ns clocks."""
+for 10, 8 and 5 ns clocks. Verilator only: Debian's Icarus 11 aborts elaborating the
+nested packed structs of the PeakRDL register package (elab_type.cc:86, failed
+assertion scope), so nandlab_ctrl, which holds the register block, cannot build there;
+the modules without it run on both simulators."""
 
 
 def run_tests(
