@@ -26,7 +26,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from nandlab.errors import AddressError, ChipStatusFail, RangeError, RefusedOperation
+from nandlab.errors import (
+    AddressError,
+    ChipStatusFail,
+    RangeError,
+    RefusedOperation,
+    UnsupportedCapability,
+)
 from nandlab.onfi.chip import Chip, _busy_list, _busy_total, _data
 from nandlab.onfi.ops_builder import OpsBuilder
 from nandlab.onfi.results import OpResult, PageRead
@@ -465,6 +471,58 @@ class TestMode:
         status = chip._check_status(res, what)
         busy = _busy_list(res)
         return OpResult(status, sum(busy), tuple(busy))
+
+    # ------------------------------------------------------------ MLC mode
+
+    def _mlc_page(self, block: int, page: int) -> Any:
+        chip = self.chip
+        # the profile declares the mode; the raw vendor commands need no bench support
+        # beyond the test mode (transports do not list mlc_mode as a capability yet)
+        if self._vendor.mlc_mode is None:
+            raise UnsupportedCapability(
+                f"MLC-mode operation needs vendor.mlc_mode (profile {chip.profile.name} has none)"
+            )
+        geo = chip._check_addr(block, 0, False)
+        limit = geo.wls_per_block * 2
+        if not 0 <= page < limit:
+            raise AddressError(f"MLC page {page} out of range 0..{limit - 1}")
+        return geo
+
+    def program_mlc(self, block: int, page: int, data: bytes, *, force: bool = False) -> OpResult:
+        """Program one page of a TLC die in its MLC mode (vendor.mlc_mode): page =
+        WL * 2 + page type (0 lower, 1 upper); lower before upper, as on the chip."""
+        chip = self.chip
+        geo = self._mlc_page(block, page)
+        data = chip._check_data(data)
+        chip._refuse_bad([block], force, f"MLC program block {block}")
+        what = f"MLC PROGRAM block {block} page {page}"
+        mlc = self._vendor.mlc_mode
+        ops = self._begin()
+        ops.cmd(mlc.enter_cmd)
+        ops.cmd(Cmd.PROGRAM).addr(geo.full_address(block, page)).delay_adl().din(data)
+        ops.cmd(Cmd.PROGRAM_CONFIRM).delay_wb().wait(chip._t_prog)
+        ops.cmd(mlc.exit_cmd)
+        ops.cmd(Cmd.READ_STATUS).delay_whr().dout(1)
+        self._end(ops)
+        res = chip._run(ops, what)
+        status = chip._check_status(res, what)
+        busy = _busy_list(res)
+        return OpResult(status, sum(busy), tuple(busy))
+
+    def read_mlc(self, block: int, page: int, *, force: bool = False) -> PageRead:
+        """READ 00h-30h of one MLC-mode page (page = WL * 2 + page type)."""
+        chip = self.chip
+        geo = self._mlc_page(block, page)
+        chip._refuse_bad([block], force, f"MLC read block {block}")
+        mlc = self._vendor.mlc_mode
+        ops = self._begin()
+        ops.cmd(mlc.enter_cmd)
+        ops.cmd(Cmd.READ).addr(geo.full_address(block, page)).cmd(Cmd.READ_CONFIRM)
+        ops.delay_wb().wait(chip._t_r).delay_rr().dout(geo.total_bytes)
+        ops.cmd(mlc.exit_cmd)
+        self._end(ops)
+        res = chip._run(ops, f"MLC READ block {block} page {page}")
+        return PageRead(block, page, _data(res)[0], _busy_total(res), False)
 
     def set_sense_time_us(self, us: float | None) -> None:
         """Sensing (strobe) time of every test-mode sensing; None = the default."""

@@ -64,6 +64,7 @@ class _WordLine:
 class _Block:
     pec: int = 0  # P/E cycles = erases so far (keys the erased-state draw)
     slc: bool | None = None  # mode of the data since the last erase
+    mlc: bool = False  # native-mode data written in the MLC mode (physics.mlc)
     reads: int = 0  # sensings since the last erase
     erase_age_h: float = 0.0
     own_reads: dict[int, int] = field(default_factory=dict)  # per WL, since its program
@@ -108,6 +109,16 @@ class CellArray:
         codes = [int(sum(b << p for p, b in enumerate(c))) for c in g.gray_code]
         self._native = _StateMap(codes, self._bits, self._phys.verify_mV)
         self._slc_map = _StateMap([1, 0], 1, [self._phys.slc_verify_mV])
+        mlc = self._phys.mlc
+        self._mlc_map = (
+            _StateMap(
+                [int(sum(b << p for p, b in enumerate(c))) for c in mlc.gray_code],
+                2,
+                mlc.verify_mV,
+            )
+            if mlc is not None
+            else None
+        )
 
     # -- geometry --------------------------------------------------------------
 
@@ -212,6 +223,7 @@ class CellArray:
         blk.version += 1
         blk.pec = pec
         blk.slc = None
+        blk.mlc = False
         blk.reads = 0
         blk.erase_age_h = self._age_h
         blk.own_reads.clear()
@@ -224,6 +236,7 @@ class CellArray:
         pages: dict[int, np.ndarray],
         slc: bool,
         ispp: IsppTune | None = None,
+        mlc: bool = False,
     ) -> ArrayResult:
         """Program pages of one WL (page type -> packed page + spare bytes).
 
@@ -232,14 +245,22 @@ class CellArray:
         (bit 0 programs the cell). FAIL, without change, on a factory bad block or
         when the block already holds data of the other mode. `ispp` (SLC only) tunes
         the ISPP (enhanced SLC programming): see `IsppTune`; the loop count, and so
-        tPROG, follows it.
+        tPROG, follows it. mlc=True (native mode, profile physics.mlc) programs 2 bits a
+        cell with the MLC verify levels and ISPP.
         """
         self._check_wl(block, wl)
-        smap = self._slc_map if slc else self._native
+        mlc = mlc and not slc
+        if mlc and self._mlc_map is None:
+            raise ProfileError(f"profile {self.profile.name} has no physics.mlc (MLC mode)")
+        smap = self._slc_map if slc else (self._mlc_map if mlc else self._native)
+        assert smap is not None
         data = self._check_pages(pages, smap.bits)
         t = self.profile.timing
         blk = self._blocks.get(block)
-        if self._bad[block] or (blk is not None and blk.slc not in (None, slc)):
+        if self._bad[block] or (
+            blk is not None
+            and (blk.slc not in (None, slc) or (blk.slc is False and blk.mlc != mlc))
+        ):
             return ArrayResult(False, t.t_prog_base_us, 0)
         blk = self._block(block)
         phys = self._phys
@@ -256,12 +277,17 @@ class CellArray:
         known = sum(1 << p for p in w.pages | set(data))
         vth, level = w.vth, w.level  # updated in place: the kernel cannot fail
         isp = (phys.slc_ispp or phys.ispp) if slc else phys.ispp
+        if mlc and phys.mlc is not None:
+            isp = phys.mlc.ispp
         verify, step, sigma = smap.verify, isp.step_mV, phys.prog_sigma_mV
         if slc and ispp is not None:
             top = ispp.verify_mV if ispp.esp_step_mV > 0 else phys.slc_verify_mV
             verify = np.array([0.0, max(top, ispp.start_mV)], dtype=np.float32)
             step = ispp.esp_step_mV if ispp.esp_step_mV > 0 else step
             sigma = phys.prog_sigma_mV / np.sqrt(1.0 + ispp.extra_steps)
+        cpl, cpl_diag = phys.coupling, 0.0
+        if (slc or mlc) and phys.one_pass_coupling is not None:
+            cpl, cpl_diag = phys.one_pass_coupling, phys.one_pass_coupling_diagonal
         verified = program_kernel(
             vth,
             level,
@@ -277,9 +303,10 @@ class CellArray:
             sigma,
             ph.wear_sigma(phys, blk.pec),
             below.vth if below is not None else _NO_CELLS,
-            phys.coupling,
+            cpl,
             ph.VTH_MIN_MV,
             ph.VTH_MAX_MV,
+            cpl_diag,
         )
         ph.apply_stuck(vth, ph.stuck_cells(phys, self.seed, self.chip, block, wl, cells))
         states = [s for s in range(1, len(smap.verify)) if (verified >> s) & 1]
@@ -296,6 +323,7 @@ class CellArray:
         blk.wls[wl] = w
         blk.own_reads[wl] = 0
         blk.slc = slc
+        blk.mlc = mlc
         return ArrayResult(True, busy, loops)
 
     def _check_pages(self, pages: dict[int, np.ndarray], bits: int) -> dict[int, np.ndarray]:
@@ -541,7 +569,7 @@ class CellArray:
                 "erase_age_h": blk.erase_age_h,
                 "own_reads": {str(k): v for k, v in blk.own_reads.items()},
                 "wls": wls,
-            }
+            } | ({"mlc": True} if blk.mlc else {})
         meta = {
             "format": _IMAGE_FORMAT,
             "profile": self.profile.name,
@@ -584,6 +612,7 @@ class CellArray:
                 blk = _Block(
                     pec=int(bm["pec"]),
                     slc=bm["slc"],
+                    mlc=bool(bm.get("mlc", False)),
                     reads=int(bm["reads"]),
                     erase_age_h=float(bm["erase_age_h"]),
                     own_reads={int(k): int(v) for k, v in bm["own_reads"].items()},

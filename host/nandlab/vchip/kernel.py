@@ -188,6 +188,7 @@ def program_kernel(
     coupling: float,
     vth_min: int,
     vth_max: int,
+    coupling_diag: float = 0.0,
 ) -> int:
     """One program operation on one WL, in place; returns the bit set of states verified.
 
@@ -199,14 +200,18 @@ def program_kernel(
     + wear_sigma * z_wear and never loses charge (Vth = max(old, landing)).
     Draws are counter-based: keys[0] static offset (lifelong), keys[1] landing,
     keys[2] wear. `below` (empty if none) is the string neighbour programmed
-    earlier: it gains coupling * (new - old) Vth of this cell.
+    earlier: it gains coupling * (new - old) Vth of this cell, and its cells on the two
+    adjacent bitlines (j - 1, j + 1) gain coupling_diag * (new - old) each.
     """
     bits = pages.shape[0]
     step = np.float32(step_mV)
     ps = np.float32(prog_sigma_mV)
     ws = np.float32(wear_sigma_mV)
     cpl = np.float32(coupling)
+    cpd = np.float32(coupling_diag)
     has_below = below.shape[0] == vth.shape[0]
+    has_diag = has_below and coupling_diag > 0.0
+    n = vth.shape[0]
     verified = 0
     for j in range(vth.shape[0]):
         lvl = level[j]
@@ -235,6 +240,12 @@ def program_kernel(
         if has_below:
             shifted = below[j] + np.int32(np.rint(cpl * np.float32(new - old)))
             below[j] = min(max(shifted, vth_min), vth_max)
+        if has_diag:
+            dd = np.int32(np.rint(cpd * np.float32(new - old)))
+            if j > 0:
+                below[j - 1] = min(max(below[j - 1] + dd, vth_min), vth_max)
+            if j + 1 < n:
+                below[j + 1] = min(max(below[j + 1] + dd, vth_min), vth_max)
     return verified
 
 
