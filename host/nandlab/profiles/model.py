@@ -230,6 +230,11 @@ class Vendor(_Strict):
 
 
 class Ispp(_Strict):
+    mlc_mode: SlcMode | None = Field(
+        default=None,
+        description="prefix commands of the MLC mode of a TLC die (sticky like slc_mode; "
+        "needs physics.mlc)",
+    )
     start_mV: float = Field(description="Vth the median cell reaches after the first pulse")
     step_mV: float = Field(gt=0, description="ISPP step (final spread is uniform of this width)")
     t_loop_us: float = Field(gt=0, description="one program pulse + verify of one level")
@@ -265,6 +270,19 @@ class Physics(_Strict):
     slc_ispp: Ispp | None = Field(default=None, description="SLC-mode ISPP (default: ispp)")
     prog_sigma_mV: float = Field(ge=0, description="static per-cell spread added to programmed Vth")
     wear_sigma_mV_at_10k: float = Field(ge=0, description="extra programmed spread at 10K P/E")
+class MlcMode(_Strict):
+    """MLC mode of a TLC die (2 bits a cell in the same Vth window): its Gray code, program
+    verify levels of L1..L3 (mV), read references between states (mV) and ISPP."""
+
+    gray_code: list[list[int]] = Field(
+        default=[[1, 1], [1, 0], [0, 0], [0, 1]],
+        description="per state L0..L3: bit of page type 0 (lower) and 1 (upper)",
+    )
+    verify_mV: list[float] = Field(min_length=3, max_length=3)
+    read_mV: list[float] = Field(min_length=3, max_length=3, description="references L0|L1..")
+    ispp: Ispp
+
+
     wear_erased_shift_mV_at_10k: float = Field(ge=0)
     wear_erased_sigma_mV_at_10k: float = Field(
         default=0.0, ge=0, description="extra erased-state spread at 10K P/E (adds in quadrature)"
@@ -283,6 +301,22 @@ class Physics(_Strict):
     read_disturb_mV: float = Field(ge=0, description="shift of a 0 V cell per ln(1+reads/1000)")
     vpass_mV: float
     stuck_cell_rate: float = Field(ge=0, le=1e-3)
+    one_pass_coupling: float | None = Field(
+        default=None,
+        ge=0,
+        le=0.5,
+        description="program interference ratio from the next WL when that WL is programmed "
+        "in one pass (SLC / MLC mode: its whole Vth rise couples; native multi-pass programming "
+        "leaves only `coupling`). Dimensionless; None = coupling",
+    )
+    one_pass_coupling_diagonal: float = Field(
+        default=0.0,
+        ge=0,
+        le=0.1,
+        description="the same from the next WL's cells on the two adjacent bitlines (Dong et "
+        "al.'s diagonal term); dimensionless",
+    )
+    mlc: MlcMode | None = Field(default=None, description="MLC mode of a TLC die")
     bad_block_rate: float = Field(ge=0, le=0.1)
     activation_energy_eV: float = 1.1
     reference_temp_C: float = 30.0

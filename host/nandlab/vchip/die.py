@@ -18,7 +18,10 @@ leaves undefined is pinned down here:
   fails (FAIL), all without touching the array.
 - SLC mode (profile `vendor.slc_mode`) is a sticky mode: `enter_cmd` switches
   every following READ / PROGRAM / ERASE to SLC until `exit_cmd` or RESET.
-  In SLC mode the page address is the WL.
+  In SLC mode the page address is the WL. MLC mode (profile `vendor.mlc_mode`, with
+  `physics.mlc`) is sticky the same way: pages are WL * 2 + page type (lower, upper),
+  programmed with the MLC verify levels and read at the MLC references. Entering
+  one of the two modes leaves the other.
 - Program / erase with WP# low is not performed: status shows FAIL with WP_N
   clear, and R/B# does not go low.
 - A cache register is the I/O side of every plane (see `latches`); data out
@@ -143,6 +146,7 @@ class VirtualDie:
         self._features: dict[int, bytes] = {}
         self._timing = sdr(0)
         self.slc_mode = False
+        self.mlc_mode = False
         self.test_mode = False
         self._inverse_next = False  # one-shot inverse-read prefix
         self._reset_bus_state()
@@ -248,7 +252,7 @@ class VirtualDie:
             "timing_mode": self._timing.mode,
             "slc_mode": self.slc_mode,
             "test_mode": self.test_mode,
-        }
+        } | ({"mlc_mode": self.mlc_mode} if self.profile.vendor.mlc_mode is not None else {})
 
     def load_state(self, d: Mapping[str, Any]) -> None:
         self._features = {
@@ -256,6 +260,7 @@ class VirtualDie:
         }
         self._timing = sdr(int(d.get("timing_mode", 0)))
         self.slc_mode = bool(d.get("slc_mode", False))
+        self.mlc_mode = bool(d.get("mlc_mode", False))
         self.test_mode = bool(d.get("test_mode", False))
 
     def feature(self, fa: int) -> bytes:
@@ -337,6 +342,7 @@ class VirtualDie:
 
     def _start(self, byte: int) -> None:
         slc = self.profile.vendor.slc_mode
+        mlc = self.profile.vendor.mlc_mode
         if self._test_start(byte):
             return
         if byte == Cmd.RESET:
@@ -353,10 +359,16 @@ class VirtualDie:
             self._cache_read(random=None, last=byte == Cmd.READ_CACHE_END)
         elif slc is not None and byte == slc.enter_cmd:
             self._idle()
-            self.slc_mode = True
+            self.slc_mode, self.mlc_mode = True, False
         elif slc is not None and byte == slc.exit_cmd:
             self._idle()
             self.slc_mode = False
+        elif mlc is not None and byte == mlc.enter_cmd:
+            self._idle()
+            self.slc_mode, self.mlc_mode = False, True
+        elif mlc is not None and byte == mlc.exit_cmd:
+            self._idle()
+            self.mlc_mode = False
         else:
             self._idle()
 
@@ -478,11 +490,19 @@ class VirtualDie:
         row = int.from_bytes(bytes(cycles[g.column_cycles :]), "little")
         page = row & ((1 << g.page_address_bits) - 1)
         block = (row >> g.page_address_bits) & ((1 << g.block_address_bits) - 1)
-        limit = g.wls_per_block if self.slc_mode else g.pages_per_block
+        limit = self._pages_in_mode()
         valid = block < g.blocks and page < limit
         return col, _Target(block % g.planes, block, page, valid)
 
     # ---------------------------------------------------------------- RESET, ID, features
+
+    def _pages_in_mode(self) -> int:
+        g = self.profile.geometry
+        if self.slc_mode:
+            return g.wls_per_block
+        if self.mlc_mode:
+            return g.wls_per_block * 2
+        return g.pages_per_block
 
     def _reset(self) -> None:
         self.power.truncate_after(self.now_ns)
@@ -490,6 +510,7 @@ class VirtualDie:
         self._features = {}
         self._timing = sdr(0)
         self.slc_mode = False
+        self.mlc_mode = False
         self.test_mode = False
         self._inverse_next = False
         self._ops.clear()
@@ -537,6 +558,14 @@ class VirtualDie:
         if page_type is None:
             r = ro.slc_reference
             return [r.default_mV + self._offset_mV(r.feature, r.param)]
+        mlc = self.profile.physics.mlc
+        if self.mlc_mode and mlc is not None:
+            codes = mlc.gray_code
+            return [
+                mlc.read_mV[r]
+                for r in range(len(codes) - 1)
+                if codes[r][page_type] != codes[r + 1][page_type]
+            ]
         refs = [ro.references[i] for i in self.profile.page_refs[page_type]]
         return [r.default_mV + self._offset_mV(r.feature, r.param) for r in refs]
 
@@ -571,6 +600,8 @@ class VirtualDie:
         """(wl, page type) of a valid target; page type None in SLC mode."""
         if self.slc_mode:
             return t.page, None
+        if self.mlc_mode:
+            return t.page // 2, t.page % 2
         bits = self.profile.geometry.bits_per_cell
         return t.page // bits, t.page % bits
 
@@ -631,7 +662,7 @@ class VirtualDie:
 
     def _successor(self, t: _Target) -> _Target:
         g = self.profile.geometry
-        limit = g.wls_per_block if self.slc_mode else g.pages_per_block
+        limit = self._pages_in_mode()
         page = t.page + 1
         return _Target(t.plane, t.block, page, t.valid and page < limit)
 
@@ -720,7 +751,12 @@ class VirtualDie:
         tune = tmx.esp_tune(self.profile, self.feature) if self.test_mode else None
         slc = page_type is None
         res = self.array.program(
-            t.block, wl, {page_type or 0: data}, slc=slc, ispp=tune if slc else None
+            t.block,
+            wl,
+            {page_type or 0: data},
+            slc=slc,
+            ispp=tune if slc else None,
+            mlc=self.mlc_mode and not slc,
         )
         return bool(res.ok), float(res.busy_us)
 
