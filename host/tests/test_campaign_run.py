@@ -188,3 +188,32 @@ def test_export_round_trips_and_report(campaign: Path, tmp_path: Path) -> None:
     assert any(r["operation"] == "rber_chunk" for r in rows)
     assert any(r["fast_forwarded"] for r in rows if r["pec"] == 500)
     assert not (result.run_dir / "die").exists()
+
+
+def test_full_disk_stops_cleanly_and_resume_completes(
+    campaign: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    reference = _reference(campaign, tmp_path, monkeypatch)
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "full-data"))
+    commit = RunStore.commit_unit
+    calls = [0]
+
+    def filling(self: RunStore, *args: Any, **kwargs: Any) -> None:
+        calls[0] += 1
+        if calls[0] == 4:  # the disk fills up while the fourth unit's rows are stored
+            raise OSError(errno.ENOSPC, "No space left on device")
+        commit(self, *args, **kwargs)
+
+    monkeypatch.setattr(RunStore, "commit_unit", filling)
+    with pytest.raises(RunStopped) as info:
+        start_run(campaign, tmp_path / "runs", run_id="d")
+    assert "the disk is full" in str(info.value) and "nandlab resume" in str(info.value)
+    run_dir = tmp_path / "runs" / "d"
+    meta = read_meta(run_dir)
+    assert meta["status"] == "stopped" and meta["error"] == "the disk is full"
+    assert len({r["unit"] for r in _rows(run_dir)}) == 3
+    monkeypatch.setattr(RunStore, "commit_unit", commit)  # space freed
+    assert resume_run(run_dir).status == "complete"
+    assert _rows(run_dir) == reference
