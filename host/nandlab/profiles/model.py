@@ -117,6 +117,12 @@ class Timing(_Strict):
     t_rst_us: float = Field(default=5.0, gt=0)
     t_ccs_ns: int = Field(default=500, gt=0)
     t_cache_xfer_us: float = Field(default=3.0, gt=0, description="page register to cache copy")
+    t_sense_soft_us: float | None = Field(
+        default=None,
+        gt=0,
+        description="second sensing of each -/+ delta pair of a soft-bit read (the bitlines "
+        "stay precharged, the WL moves by 2 delta); None = t_sense_us",
+    )
 
 
 class ReadReference(_Strict):
@@ -134,6 +140,11 @@ class ReadOffsets(_Strict):
     code_max: int = Field(ge=0, le=127)
     references: list[ReadReference]
     slc_reference: ReadReference
+    sense_floor_mV: float | None = Field(
+        default=None,
+        description="lowest WL voltage (mV) a sensing can apply: a reference or soft-bit "
+        "edge (ref - delta) below it senses at the floor (virtual dies; None = no floor)",
+    )
 
 
 class SoftBitRead(_Strict):
@@ -340,6 +351,12 @@ class Power(_Strict):
         default=0.0, ge=0, description="saturation of that extra current (0 = linear)"
     )
     max_mA: float = Field(gt=0, description="limit above which operations are refused")
+    read_setup_mA: float | None = Field(
+        default=None,
+        ge=0,
+        description="current (mA) in the setup of a read (t_read_base_us: pump ramp, WL and "
+        "bitline precharge); the sensings then draw read_mA. None = read_mA throughout",
+    )
 
 
 class Environment(_Strict):

@@ -109,6 +109,12 @@ class StateModel:
         for v in ph.verify_mV:
             means.append(v + step / 2)
             sigmas.append(spread)
+        # program interference: the next WL's cells, programmed later from the erased state
+        # to uniformly random states, lift every cell by coupling x their Vth rise
+        rise = np.array([0.0] + [m - means[0] for m in means[1:]])
+        shift, jitter = ph.coupling * float(rise.mean()), ph.coupling * float(rise.std())
+        means = [m + shift for m in means]
+        sigmas = [math.hypot(sd, jitter) for sd in sigmas]
         return cls(tuple(means), tuple(sigmas))
 
 
@@ -346,6 +352,13 @@ class McFlash(Scheme):
         d = round(ro.references[ref].default_mV / ro.step_mV)
         return np.arange(d + ro.code_min, d + ro.code_max + 1)
 
+    def _floored(self, steps: np.ndarray) -> np.ndarray:
+        """Where the chip really senses a position (DAC steps): not below its sense floor."""
+        floor = self.profile.read_offsets.sense_floor_mV
+        if floor is None:
+            return steps
+        return np.maximum(steps, math.ceil(floor / self.profile.read_offsets.step_mV))
+
     def _default_steps(self, ref: int) -> int:
         ro = self.profile.read_offsets
         return round(ro.references[ref].default_mV / ro.step_mV)
@@ -356,7 +369,7 @@ class McFlash(Scheme):
         codes, cost = [], 0.0
         for r, g in zip(refs, gaps, strict=True):
             reach = self._reach(r)
-            c = edges.at(g, reach)
+            c = edges.at(g, self._floored(reach))
             i = int(np.argmin(c))
             codes.append(int(reach[i]) - self._default_steps(r))
             cost += float(c[i])
@@ -377,8 +390,8 @@ class McFlash(Scheme):
         for r, (lo, hi) in zip(refs, bands, strict=True):
             reach = self._reach(r)
             # cost[c, d] = lower edge at c - d + upper edge at c + d
-            lo_pos = reach[:, None] - deltas[None, :]
-            hi_pos = reach[:, None] + deltas[None, :]
+            lo_pos = self._floored(reach[:, None] - deltas[None, :])
+            hi_pos = self._floored(reach[:, None] + deltas[None, :])
             cost = edges.at(lo, lo_pos) + edges.at(hi, hi_pos)
             idx = np.argmin(cost, axis=0)
             total += cost[idx, np.arange(deltas.size)]

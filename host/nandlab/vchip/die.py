@@ -619,7 +619,12 @@ class VirtualDie:
         refs = self._refs_mV(page_type)
         slc = page_type is None
 
+        floor = self.profile.read_offsets.sense_floor_mV
+        t_soft: float | None = None
+
         def sense(ref_mV: float) -> np.ndarray:
+            if floor is not None:  # the WL cannot be driven below the sense floor
+                ref_mV = max(ref_mV, floor)
             if strobe is not None:
                 return self.array.sense_mws([(t.block, [wl])], ref_mV, strobe)
             return self.array.sense(t.block, wl, ref_mV, slc)
@@ -633,6 +638,9 @@ class VirtualDie:
             delta = min(max(code, 0), ro.code_max) * ro.step_mV
             regs.data[:] = sense_soft_bits(sense, refs, delta, self._nbytes)
             n_sensings = 2 * len(refs)
+            if strobe is None and tm.t_sense_soft_us is not None:
+                # the second sensing of each -/+ delta pair keeps the precharged bitlines
+                t_soft = tm.t_sense_soft_us
         else:
             regs.data[:] = sense_page(sense, refs, self._nbytes)
             n_sensings = len(refs)
@@ -641,6 +649,8 @@ class VirtualDie:
             regs.data[g.page_bytes] = 0x00  # ONFI bad block marker
         if inverse:
             regs.data ^= 0xFF
+        if t_soft is not None:
+            return round((tm.t_read_base_us + n_sensings // 2 * (t_sense + t_soft)) * US)
         return round((tm.t_read_base_us + n_sensings * t_sense) * US)
 
     def _read(self, t: _Target, column: int, soft: bool, copyback: bool) -> None:
@@ -651,7 +661,7 @@ class VirtualDie:
         for q in targets:
             t_r = self._sense(q, soft=soft)
             self._regs[q.plane].data_to_cache()
-            self.power.add(start, start + t_r, Phase.READ)
+            self.power.add_read(start, start + t_r, self._read_setup_ns())
             end = max(end, start + t_r)
         self._record(end, {})
         self._busy(end)
@@ -659,6 +669,10 @@ class VirtualDie:
         self._sensed_plane = t.plane
         self._copyback_plane = t.plane if copyback else None
         self._next_cache_page = self._successor(t)
+
+    def _read_setup_ns(self) -> int:
+        """Setup part of a read (pump ramp, WL / BL precharge): power.read_setup_mA."""
+        return round(self.profile.timing.t_read_base_us * US)
 
     def _successor(self, t: _Target) -> _Target:
         g = self.profile.geometry
@@ -681,7 +695,7 @@ class VirtualDie:
         if not last:
             t_r = self._sense(nxt)
             array_end = xfer_end + t_r
-            self.power.add(xfer_end, array_end, Phase.READ)
+            self.power.add_read(xfer_end, array_end, self._read_setup_ns())
             self._next_cache_page = self._successor(nxt)
             self._sensed_plane = nxt.plane
         else:

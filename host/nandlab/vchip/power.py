@@ -65,6 +65,18 @@ class PowerLog:
                 return
         self._phases.append((start_ns, end_ns, kind, cur))
 
+    def add_read(self, start_ns: int, end_ns: int, setup_ns: int) -> None:
+        """Record a read over [start_ns, end_ns). With `power.read_setup_mA` set, its first
+        `setup_ns` (charge-pump ramp, WL and bitline precharge) draw that current and the
+        sensings after it `read_mA`; else the whole read draws `read_mA`."""
+        setup_mA = self._power.read_setup_mA
+        if setup_mA is None:
+            self.add(start_ns, end_ns, Phase.READ)
+            return
+        split = min(start_ns + max(setup_ns, 0), end_ns)
+        self.add(start_ns, split, Phase.READ, setup_mA)
+        self.add(split, end_ns, Phase.READ)
+
     def truncate_after(self, t_ns: int) -> None:
         """Cut every phase at `t_ns` (RESET aborts what the array was doing)."""
         kept = deque(
