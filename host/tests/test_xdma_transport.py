@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import errno
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +11,7 @@ import pytest
 from nandlab.boards import Board, parse_board
 from nandlab.errors import BenchURLError, TransportError, UsageError
 from nandlab.onfi import Chip
-from nandlab.ops import ErrorCode, Program
+from nandlab.ops import ErrorCode, Program, decode_results
 from nandlab.regs import REG
 from nandlab.transport.xdma import (
     ERESTARTSYS,
@@ -100,6 +100,33 @@ def test_result_limit_stops_with_overflow(bench: tuple[XdmaTransport, XdmaEmulat
     results = transport.run(Program().ce(0).power_start(100).cmd(0xFF).delay(200)
                             .wait_rdy(1_000_000).delay(5_000_000).power_stop())
     assert [e.code for e in results.errors] == [ErrorCode.OVERFLOW]
+
+
+def test_dout_longer_than_the_result_limit_is_an_overflow_naming_it(
+        bench: tuple[XdmaTransport, XdmaEmulation]) -> None:
+    transport, _emulation = bench
+    read = Program().ce(0).cmd(0x00).addr(bytes(5)).cmd(0x30).delay(200).wait_rdy(
+        1_000_000).delay(120).dout(4096)
+    results = decode_results(transport.run_encoded(read.encode(), limit_words=64))
+    assert [(e.code, e.index) for e in results.errors] == [(ErrorCode.OVERFLOW, 7)]
+    assert not results.data and len(results.busy_ns) == 1
+    assert len(transport.run(read).data[0]) == 4096  # ready for the next program
+
+
+@pytest.mark.parametrize(("name", "mangle", "code", "index"), [
+    ("unknown opcode", lambda w: w[:4] + (0x7F << 24).to_bytes(4, "little") + w[4:],
+     ErrorCode.BAD_OPCODE, 1),
+    ("truncated inside ADDR", lambda w: w[:12], ErrorCode.TRUNCATED, 2),
+    ("no END", lambda w: w[:-4], ErrorCode.TRUNCATED, 5),  # the missing END's index
+])
+def test_malformed_programs_are_reported_and_the_design_stays_ready(
+        bench: tuple[XdmaTransport, XdmaEmulation], name: str,
+        mangle: Callable[[bytes], bytes], code: ErrorCode, index: int) -> None:
+    transport, _emulation = bench
+    read_id = Program().ce(0).cmd(0x90).addr(b"\x20").delay(120).dout(4)
+    results = decode_results(transport.run_encoded(mangle(read_id.encode())))
+    assert [(e.code, e.index) for e in results.errors] == [(code, index)], name
+    assert transport.run(read_id).data[0] == b"ONFI"
 
 
 def test_device_files_missing(board: Board) -> None:

@@ -94,7 +94,10 @@ module nandlab_core #(
     assign status_timing_mode = timing_mode;
     assign nand_wp_n = status_gpio[0];
 
-    nandlab_onfi_phy #(.NUM_CE(NUM_CE)) u_phy (
+    // tRHOH is 15 ns in SDR modes 1..5: the PHY may sample DQ this many whole clocks after RE# rises
+    localparam int RHOH_CYCLES = (15000 - 1) / CLK_PERIOD_PS;
+
+    nandlab_onfi_phy #(.NUM_CE(NUM_CE), .RHOH_CYCLES(RHOH_CYCLES)) u_phy (
         .clk(clk), .rst(rst),
         .timing(timing), .ce_sel(ce_sel),
         .req_valid(phy_req_valid), .req_ready(phy_req_ready),

@@ -10,15 +10,28 @@
 // tALH, tDH, tCH) are met by the WE# high phase, which is at least tWH; CLE
 // and ALE fall when it ends, so they are low long before a later read (tCLR,
 // tAR) whatever waits come in between.
-// DQ is sampled on the clock edge that ends the RE# low phase, at least
-// T_REA cycles after RE# fell. `wb_done` tells that tWB has passed since the
-// last WE# rise, so R/B# is valid.
+//
+// Back to back: the next request is taken in the last cycle of the strobe's
+// high phase and, when no turnaround applies, its strobe falls on the next
+// edge, so a stream of same-kind cycles runs at exactly tWC / tRC (two clocks
+// per byte in mode 5 at 100 MHz).
+//
+// DQ is sampled on the first clock edge after tREA (field T_REA) counted
+// from the RE# fall. In the fast (EDO) modes tREA is longer than tRP: RE#
+// then rises before the sample, at most RHOH_CYCLES clocks before it, so the
+// byte is still held (tRHOH, 15 ns in modes 1..5); the sample may fall on the
+// edge that starts the next read (tRLOH). Mode 0 (tRHOH 0) has tRP >= tREA at
+// every preset clock, so its sample is taken while RE# is low. A CSR timing
+// override must keep T_RP >= T_REA - RHOH_CYCLES valid for its mode.
+// `wb_done` tells that tWB has passed since the last WE# rise, so R/B# is
+// valid.
 //
 // Clock / reset: clk, rst (active-high, synchronous).
 `default_nettype none
 
 module nandlab_onfi_phy #(
-    parameter int NUM_CE = 4   // chip enables
+    parameter int NUM_CE = 4,        // chip enables
+    parameter int RHOH_CYCLES = 1    // whole clocks strictly inside tRHOH (15 ns): DQ sample after RE# rise
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -51,6 +64,8 @@ module nandlab_onfi_phy #(
     localparam logic [1:0] S_LOW = 2'd2;
     localparam logic [1:0] S_HIGH = 2'd3;
 
+    localparam logic [7:0] RHOH = 8'(RHOH_CYCLES);
+
     function automatic [7:0] field(input [135:0] t, input integer i);
         field = t[8*i +: 8];
     endfunction
@@ -82,6 +97,8 @@ module nandlab_onfi_phy #(
     reg [7:0] data_q;
     reg [7:0] cnt_q;        // cycles left in the current phase
     reg [7:0] high_q;       // length of the coming high phase
+    reg [7:0] cap_q;        // cycles left to the DQ sample
+    reg       cap_armed_q;  // a read's DQ sample is pending
     reg [7:0] since_we_q;   // cycles since WE# rose (saturating)
     reg [7:0] since_re_q;   // cycles since RE# rose (saturating)
     reg [7:0] since_ce_q;   // cycles since CE# changed (saturating)
@@ -89,25 +106,38 @@ module nandlab_onfi_phy #(
     reg       ccs_q;        // a column change is pending (E0h / 85h seen)
     reg [NUM_CE-1:0] ce_q;
 
-    // Phase lengths of the latched request.
-    wire       is_read = kind_q == KIND_DOUT;
-    wire [7:0] strobe_setup = kind_q == KIND_CMD ? t_cls : kind_q == KIND_ADDR ? t_als : 8'd1;
-    wire [7:0] low_w = max8(max8(t_wp, t_ds), strobe_setup);
-    wire [7:0] low_r = max8(t_rp, t_rea);
-    wire [7:0] low_len = max8(is_read ? low_r : low_w, 8'd1);
-    wire [7:0] cyc = is_read ? t_rc : t_wc;
-    wire [7:0] cyc_rest = cyc > low_len ? cyc - low_len : 8'd0;
-    wire [7:0] high_len = max8(max8(is_read ? t_reh : max8(t_wh, t_dh), cyc_rest), 8'd1);
+    assign req_ready = state_q == S_IDLE || (state_q == S_HIGH && cnt_q == 8'd1);
+    wire take = req_valid && req_ready;   // request latched on this edge
 
-    // Turnaround before the strobe of the latched request.
+    // The request whose strobe may start on this edge: the one waiting in
+    // S_GAP, else the one being taken.
+    wire       from_gap = state_q == S_GAP;
+    wire [1:0] nk = from_gap ? kind_q : req_kind;
+    wire [7:0] nd = from_gap ? data_q : req_data;
+    wire       n_read = nk == KIND_DOUT;
+
+    // Phase lengths of that request.
+    wire [7:0] strobe_setup = nk == KIND_CMD ? t_cls : nk == KIND_ADDR ? t_als : 8'd1;
+    wire [7:0] low_w = max8(max8(t_wp, t_ds), strobe_setup);
+    wire [7:0] cap_len = max8(t_rea, 8'd1);
+    wire [7:0] low_r = max8(t_rp, cap_len > RHOH ? cap_len - RHOH : 8'd1);
+    wire [7:0] low_len = max8(n_read ? low_r : low_w, 8'd1);
+    wire [7:0] cyc = n_read ? t_rc : t_wc;
+    wire [7:0] cyc_rest = cyc > low_len ? cyc - low_len : 8'd0;
+    wire [7:0] high_min = max8(max8(n_read ? t_reh : max8(t_wh, t_dh), cyc_rest), 8'd1);
+    // the sample lands within the cycle, at the latest on the next RE# fall
+    wire [7:0] high_len = n_read && cap_len > low_len + high_min ? cap_len - low_len : high_min;
+
+    // Turnaround before its strobe.
     wire [7:0] whr_need = ccs_q ? max8(t_whr, t_ccs) : t_whr;
     wire [7:0] adl_need = ccs_q ? max8(t_adl, t_ccs) : t_adl;
     wire       gap_ok = since_ce_q >= t_cs &&
-        (is_read ? since_we_q >= whr_need :
-                   since_re_q >= t_rhw &&
-                   (kind_q != KIND_DIN || last_kind_q != KIND_ADDR || since_we_q >= adl_need));
+        (n_read ? since_we_q >= whr_need :
+                  since_re_q >= t_rhw &&
+                  (nk != KIND_DIN || last_kind_q != KIND_ADDR || since_we_q >= adl_need));
+    // a read waits one cycle after releasing DQ, so DQ is never driven at a RE# fall
+    wire       start = (from_gap || take) && gap_ok && !(n_read && nand_dq_oe);
 
-    assign req_ready = state_q == S_IDLE;
     assign idle = state_q == S_IDLE && !req_valid;
     assign wb_done = since_we_q >= t_wb;
 
@@ -121,39 +151,23 @@ module nandlab_onfi_phy #(
             nand_ce_n <= ~ce_sel;
             since_ce_q <= 8'd0;
         end
+        if (cap_armed_q) begin
+            cap_q <= cap_q - 8'd1;
+            if (cap_q == 8'd1) begin
+                cap_armed_q <= 1'b0;
+                rd_data <= nand_dq_i;
+                rd_valid <= 1'b1;
+            end
+        end
         case (state_q)
-            S_IDLE: if (req_valid) begin
-                kind_q <= req_kind;
-                data_q <= req_data;
-                state_q <= S_GAP;
-                if (req_kind == KIND_DOUT) begin
-                    nand_dq_oe <= 1'b0;   // release the bus: the die drives DQ from RE# low
-                end
-            end
-            S_GAP: if (gap_ok) begin
-                state_q <= S_LOW;
-                cnt_q <= low_len;
-                high_q <= high_len;
-                if (is_read) begin
-                    nand_re_n <= 1'b0;
-                end else begin
-                    nand_we_n <= 1'b0;
-                    nand_cle <= kind_q == KIND_CMD;
-                    nand_ale <= kind_q == KIND_ADDR;
-                    nand_dq_o <= data_q;
-                    nand_dq_oe <= 1'b1;
-                end
-            end
             S_LOW: begin
                 cnt_q <= cnt_q - 8'd1;
                 if (cnt_q == 8'd1) begin
                     state_q <= S_HIGH;
                     cnt_q <= high_q;
-                    if (is_read) begin
+                    if (kind_q == KIND_DOUT) begin
                         nand_re_n <= 1'b1;
                         since_re_q <= 8'd0;
-                        rd_data <= nand_dq_i;
-                        rd_valid <= 1'b1;
                         ccs_q <= 1'b0;
                     end else begin
                         nand_we_n <= 1'b1;
@@ -167,7 +181,7 @@ module nandlab_onfi_phy #(
                     end
                 end
             end
-            default: begin
+            S_HIGH: begin
                 cnt_q <= cnt_q - 8'd1;
                 if (cnt_q == 8'd1) begin
                     state_q <= S_IDLE;
@@ -175,13 +189,40 @@ module nandlab_onfi_phy #(
                     nand_ale <= 1'b0;
                 end
             end
+            default: ;  // S_IDLE, S_GAP: see take / start below
         endcase
+        if (take) begin
+            kind_q <= req_kind;
+            data_q <= req_data;
+            state_q <= S_GAP;
+            if (req_kind == KIND_DOUT) begin
+                nand_dq_oe <= 1'b0;   // release the bus: the die drives DQ from RE# low
+            end
+        end
+        if (start) begin
+            state_q <= S_LOW;
+            cnt_q <= low_len;
+            high_q <= high_len;
+            if (n_read) begin
+                nand_re_n <= 1'b0;
+                cap_q <= cap_len;
+                cap_armed_q <= 1'b1;
+            end else begin
+                nand_we_n <= 1'b0;
+                nand_cle <= nk == KIND_CMD;
+                nand_ale <= nk == KIND_ADDR;
+                nand_dq_o <= nd;
+                nand_dq_oe <= 1'b1;
+            end
+        end
         if (rst) begin
             state_q <= S_IDLE;
             kind_q <= KIND_CMD;
             data_q <= 8'd0;
             cnt_q <= 8'd0;
             high_q <= 8'd0;
+            cap_q <= 8'd0;
+            cap_armed_q <= 1'b0;
             since_we_q <= 8'hFF;
             since_re_q <= 8'hFF;
             since_ce_q <= 8'hFF;

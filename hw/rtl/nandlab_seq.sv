@@ -110,7 +110,9 @@ module nandlab_seq #(
     reg [31:0] word_q;                // DIN word / DOUT packing word
     reg [2:0]  word_bytes_q;
     reg [1:0]  pack_idx_q;
-    reg        word_full_q;
+    reg [23:0] req_left_q;            // DOUT: read cycles not yet handed to the PHY
+    reg [31:0] hold_q;                // DOUT: a packed word the result stream could not take yet
+    reg        hold_valid_q;
     reg        rd_pending_q;
     reg [23:0] chunk_left_q;
     reg [1:0]  pair_step_q;
@@ -252,8 +254,8 @@ module nandlab_seq #(
     assign m_axis_rsp_tlast = rsp_last_q;
 
     assign phy_req_valid = state_q == S_BUS || state_q == S_DIN_BYTE || state_q == S_PAT ||
-        ((state_q == S_DOUT || state_q == S_CMP) && !rd_pending_q && !word_full_q &&
-         pair_step_q == 2'd0 && bytes_left_q != 24'd0);
+        (state_q == S_DOUT && dout_issue) ||
+        (state_q == S_CMP && !rd_pending_q && pair_step_q == 2'd0 && bytes_left_q != 24'd0);
     assign phy_req_kind = state_q == S_BUS ? bus_kind_q :
                           (state_q == S_DOUT || state_q == S_CMP) ? KIND_DOUT : KIND_DIN;
     assign phy_req_data = state_q == S_BUS ? bus_q[7:0] :
@@ -268,6 +270,18 @@ module nandlab_seq #(
     assign cnt_programs = cnt_programs_q;
     assign cnt_errors = cnt_errors_q;
     assign cnt_busy_cycles = cnt_busy_q;
+
+    // DOUT runs read cycles back to back: the next is handed to the PHY while
+    // the previous one's byte is still on its way. A word completed while the
+    // result stream stalls waits in hold_q; no cycle is started that could
+    // complete a second word before hold_q is free (the byte in flight ends a
+    // word and so would the next: only when the next is the last byte).
+    wire [1:0]  dout_next_pos = arg_q[1:0] - req_left_q[1:0];   // next read cycle's byte in its word
+    wire        dout_in_flight = req_left_q != bytes_left_q;
+    wire        dout_issue = req_left_q != 24'd0 && !hold_valid_q &&
+        !(dout_in_flight && dout_next_pos == 2'd0 && req_left_q == 24'd1);
+    wire [31:0] dout_word = word_q | ({24'd0, phy_rd_data} << {pack_idx_q, 3'b000});
+    wire        dout_word_done = phy_rd_valid && (pack_idx_q == 2'd3 || bytes_left_q == 24'd1);
 
     wire [31:0] rec_word = rec_i_q == 2'd0 ? rec0_q : rec_i_q == 2'd1 ? rec1_q : rec2_q;
     wire [33:0] dout_words = 34'd1 + ((34'(arg_q) + 34'd3) >> 2);   // DATA header + ceil(n / 4)
@@ -368,10 +382,10 @@ module nandlab_seq #(
                     end
                     nandlab_ops_pkg::OP_DOUT: begin
                         bytes_left_q <= arg_q;
+                        req_left_q <= arg_q;
                         word_q <= 32'd0;
                         pack_idx_q <= 2'd0;
-                        word_full_q <= 1'b0;
-                        rd_pending_q <= 1'b0;
+                        hold_valid_q <= 1'b0;
                         rec0_q <= {nandlab_ops_pkg::RES_DATA, arg_q};
                         rec_n_q <= 2'd1;
                         after_q <= S_DOUT;
@@ -484,24 +498,32 @@ module nandlab_seq #(
             end
 
             S_DOUT: begin
-                if (phy_fire) rd_pending_q <= 1'b1;
+                if (phy_fire) req_left_q <= req_left_q - 24'd1;
                 if (phy_rd_valid) begin
-                    rd_pending_q <= 1'b0;
-                    word_q <= word_q | ({24'd0, phy_rd_data} << {pack_idx_q, 3'b000});
-                    pack_idx_q <= pack_idx_q + 2'd1;
                     bytes_left_q <= bytes_left_q - 24'd1;
-                    if (pack_idx_q == 2'd3 || bytes_left_q == 24'd1) word_full_q <= 1'b1;
+                    word_q <= dout_word_done ? 32'd0 : dout_word;
+                    pack_idx_q <= dout_word_done ? 2'd0 : pack_idx_q + 2'd1;
                 end
-                if (word_full_q && can_push) begin
-                    rsp_data_q <= word_q;
+                // the held word goes first; a word completed meanwhile takes its place
+                if (hold_valid_q && can_push) begin
+                    rsp_data_q <= hold_q;
                     rsp_valid_q <= 1'b1;
                     rsp_last_q <= 1'b0;
                     words_out_q <= sat_add(words_out_q, 32'd1);
-                    word_q <= 32'd0;
-                    pack_idx_q <= 2'd0;
-                    word_full_q <= 1'b0;
-                    if (bytes_left_q == 24'd0) state_q <= S_NEXT;
+                    hold_q <= dout_word;
+                    hold_valid_q <= dout_word_done;
+                end else if (dout_word_done) begin
+                    if (can_push) begin
+                        rsp_data_q <= dout_word;
+                        rsp_valid_q <= 1'b1;
+                        rsp_last_q <= 1'b0;
+                        words_out_q <= sat_add(words_out_q, 32'd1);
+                    end else begin
+                        hold_q <= dout_word;
+                        hold_valid_q <= 1'b1;
+                    end
                 end
+                if (bytes_left_q == 24'd0 && !hold_valid_q) state_q <= S_NEXT;
             end
 
             S_DIV: if (div_done) begin
@@ -640,7 +662,9 @@ module nandlab_seq #(
             word_q <= 32'd0;
             word_bytes_q <= 3'd0;
             pack_idx_q <= 2'd0;
-            word_full_q <= 1'b0;
+            req_left_q <= 24'd0;
+            hold_q <= 32'd0;
+            hold_valid_q <= 1'b0;
             rd_pending_q <= 1'b0;
             chunk_left_q <= 24'd0;
             pair_step_q <= 2'd0;

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import click
 from rich.console import Console
@@ -80,7 +80,10 @@ def with_fresh(url: str) -> str:
     except ValueError:
         return url  # malformed: let the URL parser report it
     query.append(("fresh", "1"))
-    return urlunsplit(parts._replace(query=urlencode(query, safe="/")))
+    # not urlunsplit: it drops the "//" of a URL with an empty host (sim://?profile=...)
+    base = url.split("?", 1)[0].split("#", 1)[0]
+    fragment = f"#{parts.fragment}" if parts.fragment else ""
+    return f"{base}?{urlencode(query, safe='/')}{fragment}"
 
 
 @contextmanager

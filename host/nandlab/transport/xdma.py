@@ -295,12 +295,24 @@ class XdmaTransport(Transport):
                 f"the program may wait {waits_s:g} s for R/B#, longer than the XDMA driver's "
                 f"c2h_timeout ({self.options.timeout_s:g} s): split it, or raise the module "
                 "parameter (modprobe xdma c2h_timeout=N) and timeout_s= in the URL")
+        words = result_bound_words(program) + self.power_samples
+        return decode_results(self.run_encoded(program.encode(), words))
+
+    def run_encoded(self, encoded: bytes, limit_words: int = 4096) -> bytes:
+        """Send encoded program words as they are -> result words.
+
+        Malformed programs too: the design answers them with an ERROR record
+        (BAD_OPCODE, TRUNCATED, BAD_ARG) and is ready for the next program.
+        `limit_words` is the RSP_LIMIT of this program and the size of the
+        C2H read; a longer result stream ends with ERROR OVERFLOW.
+        """
+        if self._closed:
+            raise TransportError(f"bench {self.url} is closed")
         if self.field("STATUS", "RUNNING"):
             self._soft_reset()
-        words = result_bound_words(program) + self.power_samples
+        words = limit_words
         self.write_reg("RSP_LIMIT", words)
         h2c, c2h = self.options.file("h2c"), self.options.file("c2h")
-        encoded = program.encode()
         try:
             sent = self.files.pwrite(self._fds["h2c"], encoded, 0)
         except OSError as exc:
@@ -315,11 +327,12 @@ class XdmaTransport(Transport):
             self._soft_reset()
             raise driver_error("C2H read", c2h, exc, self.options.timeout_s) from None
         try:
-            return decode_results(bytes(data))
+            decode_results(bytes(data))
         except Exception as exc:  # noqa: BLE001 - OpProgramError and truncation
             self._soft_reset()
             raise TransportError(f"XDMA C2H read on {c2h}: the result stream is malformed "
                                  f"({len(data)} bytes): {exc}") from None
+        return bytes(data)
 
     def _soft_reset(self) -> None:
         reset = REG["CONTROL"].field("SOFT_RESET")
@@ -459,11 +472,15 @@ class XdmaEmulation:
         results = decode_results(stream)
         limit = self.regs[REG["RSP_LIMIT"].offset]
         if limit and len(stream) // 4 > limit:
+            # as nandlab_seq: a record fits if the closing ERROR (2 words) and
+            # END (3) still fit after it; ERROR names the record's instruction
+            origins = _record_origins(words)
             kept = type(results)()
             used = 0
-            for index, record in enumerate(results):
+            for position, record in enumerate(results):
                 size = len(record.encode()) // 4
-                if isinstance(record, EndRecord) or used + size + 6 > limit:
+                if isinstance(record, EndRecord) or used + size + 5 > limit:
+                    index = origins[position] if position < len(origins) else position
                     kept.append(ErrorRecord(ErrorCode.OVERFLOW, index))
                     kept.append(EndRecord(results.elapsed_ns))
                     break
@@ -498,3 +515,16 @@ def emulated_bench(board: Board | str | Path, profile: str = "mlc-64l", *, num_c
     url = f"xdma:///dev/xdma0?board={board_model.name}&profile={profile}"
     bench = XdmaTransport(parse_xdma_url(url), url, files=emulation, board=board_model)
     return bench, emulation
+
+
+def _record_origins(words: bytes) -> list[int]:
+    """Instruction index of each result record a well-formed program produces, in order."""
+    from nandlab.ops import Mark, Power
+
+    try:
+        program = Program.decode(words)
+    except Exception:  # noqa: BLE001 - a malformed program yields only ERROR / END
+        return []
+    return [i for i, ins in enumerate(program)
+            if isinstance(ins, (Dout, DoutCompare, WaitRdy, Mark))
+            or (isinstance(ins, Power) and not ins.start)]

@@ -10,6 +10,9 @@ enable, the way a real die sees the bus:
 - RE# falling: the die's next byte (`die.read(1)`) appears on `nand_dq_i`
   tREA later; from tRLOH after the fall until tREA the pins carry the
   inverted byte, so a controller that samples too early reads wrong data.
+  The byte stays until tRHOH after RE# rises (or tRLOH after the next fall,
+  whichever comes first), then the pins carry its inverse again, so a
+  controller that samples too late reads wrong data too.
 - R/B#: low 1 ps after the bus cycle that starts a busy period until the die
   is ready again (the die's own busy time; tWB is not added, as in
   VirtualDie). A controller must still not start a cycle within tWB.
@@ -37,6 +40,7 @@ from nandlab.vchip.die import VirtualDie
 
 from common.onfi_timing import (
     PS,
+    T_RHOH,
     T_RLOH,
     OnfiTimingError,
     SdrTimingChecker,
@@ -97,6 +101,8 @@ class OnfiPins:
         self.rb_bits = (1 << self.num_ce) - 1
         self._rb_tasks: list[cocotb.task.Task | None] = [None] * self.num_ce
         self._dq_task: cocotb.task.Task | None = None
+        self._dq_byte = 0xFF
+        self._dq_rise_ps: int | None = None
         self._task: cocotb.task.Task | None = None
         self.selected: int | None = None
         self.log = dut._log
@@ -200,6 +206,8 @@ class OnfiPins:
         if strobe_re and now["re_n"] == 0:
             self.strobes.append((t, "dout"))
             self._read(t)
+        if strobe_re and now["re_n"] == 1:
+            self._hold_after_rise(t)
         self._raise_new()
 
     def _raise_new(self) -> None:
@@ -284,11 +292,29 @@ class OnfiPins:
         if self._dq_task is not None and not self._dq_task.done():
             self._dq_task.cancel()
         mode = self.checker.mode
+        self._dq_byte, self._dq_rise_ps = byte, None
         self._dq_task = cocotb.start_soon(
             self._drive_dq(
                 t, byte, T_RLOH[mode] * PS, self.checker.limits.sdr.tREA * PS
             )
         )
+
+    def _hold_after_rise(self, t: int) -> None:
+        """The byte goes invalid tRHOH after RE# rises (not before it became valid)."""
+        self._dq_rise_ps = t
+        if self._dq_task is None or self._dq_task.done():
+            self._dq_task = cocotb.start_soon(self._invalidate_dq(self._dq_byte))
+        # else _drive_dq is still before tREA and ends the byte itself
+
+    def _rhoh_end_ps(self) -> int:
+        assert self._dq_rise_ps is not None
+        return self._dq_rise_ps + max(T_RHOH[self.checker.mode] * PS, 1)
+
+    async def _invalidate_dq(self, byte: int) -> None:
+        wait = self._rhoh_end_ps() - self.now_ps()
+        if wait > 0:
+            await Timer(wait, unit="ps")
+        self.pin["dq_i"].value = byte ^ 0xFF
 
     async def _drive_dq(self, t: int, byte: int, hold_ps: int, access_ps: int) -> None:
         invalid_at = t + max(hold_ps, 1)
@@ -296,3 +322,6 @@ class OnfiPins:
         self.pin["dq_i"].value = byte ^ 0xFF
         await Timer(t + access_ps - self.now_ps(), unit="ps")
         self.pin["dq_i"].value = byte
+        if self._dq_rise_ps is not None:  # RE# rose before tREA (EDO): hold tRHOH from the rise
+            await Timer(max(self._rhoh_end_ps() - self.now_ps(), 1), unit="ps")
+            self.pin["dq_i"].value = byte ^ 0xFF

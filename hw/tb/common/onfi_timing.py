@@ -62,6 +62,8 @@ T_AR = (25, 10, 10, 10, 10, 10)
 T_RR = (40, 20, 20, 20, 20, 20)
 T_RLOH = (0, 0, 0, 0, 5, 5)
 """RE# low to output hold (EDO modes 4, 5): the chip keeps the previous byte this long."""
+T_RHOH = (0, 15, 15, 15, 15, 15)
+"""RE# high to output hold: the chip keeps the byte this long after RE# rises."""
 
 CHANGE_READ_COLUMN_CONFIRM = 0xE0
 CHANGE_WRITE_COLUMN = 0x85

@@ -216,7 +216,10 @@ async def test_two_targets(dut) -> None:
 
 @cocotb.test()
 async def test_malformed_programs_then_usable(dut) -> None:
-    """Bad opcode, bad argument, truncated program: ERROR naming the instruction, then OK."""
+    """Bad opcode, bad argument, truncated program: ERROR naming the instruction, then OK.
+
+    (A DOUT longer than the result stream can take: test_dout_longer_than_the_result_limit.)
+    """
     tb = TB(dut)
     await tb.start()
     good = tb.progs.read_id(0x20, 4)
@@ -234,6 +237,26 @@ async def test_malformed_programs_then_usable(dut) -> None:
         want = tb.ref.run_encoded(bad)
         assert _records(got) == _records(want), f"{name}: {got.hex()} != {want.hex()}"
         assert (await tb.check(good)).data[0] == b"ONFI", f"unusable after {name}"
+
+
+@cocotb.test()
+async def test_dout_longer_than_the_result_limit(dut) -> None:
+    """A DOUT the result stream cannot take (RSP_LIMIT): ERROR OVERFLOW naming it, then OK."""
+    tb = TB(dut)
+    await tb.start()
+    n = tb.progs.page_bytes
+    await tb.write_reg("RSP_LIMIT", 8)  # BUSY (2) + ERROR (2) + END (3) fit, the page does not
+    try:
+        program = tb.progs.read_page(2, 0, n)
+        got = await tb.run(program)
+        dout_index = len(list(program)) - 1
+        assert [(e.code, e.index) for e in got.errors] == [(ErrorCode.OVERFLOW, dout_index)]
+        assert not got.data, "no data of the refused DOUT reaches the stream"
+        short = await tb.run(tb.progs.read_id(0x20, 4))
+        assert short.data[0] == b"ONFI" and not short.errors
+    finally:
+        await tb.write_reg("RSP_LIMIT", 0)
+    assert len((await tb.run(tb.progs.read_page(2, 0))).data[0]) == n
 
 
 @cocotb.test()
