@@ -28,7 +28,7 @@ from nandlab.schemes.reference import evaluate
 if TYPE_CHECKING:
     from nandlab.onfi import Chip
 
-SCHEME_MODULES = ("mcflash", "parabit", "flashcosmos")
+SCHEME_MODULES = ("mcflash", "parabit", "flashcosmos_scheme")
 """Modules under nandlab.schemes that register a Scheme (a missing one is skipped)."""
 SPEC_KINDS = ("random:SEED", "zeros", "ones", "checker")
 
