@@ -230,6 +230,11 @@ class SenseTime(_Strict):
 
 class Vendor(_Strict):
     slc_mode: SlcMode | None = None
+    mlc_mode: SlcMode | None = Field(
+        default=None,
+        description="prefix commands of the MLC mode of a TLC die (sticky like slc_mode; "
+        "needs physics.mlc)",
+    )
     soft_bit_read: SoftBitRead | None = None
     test_mode: TestMode | None = None
     inverse_read: InverseRead | None = None
@@ -241,11 +246,6 @@ class Vendor(_Strict):
 
 
 class Ispp(_Strict):
-    mlc_mode: SlcMode | None = Field(
-        default=None,
-        description="prefix commands of the MLC mode of a TLC die (sticky like slc_mode; "
-        "needs physics.mlc)",
-    )
     start_mV: float = Field(description="Vth the median cell reaches after the first pulse")
     step_mV: float = Field(gt=0, description="ISPP step (final spread is uniform of this width)")
     t_loop_us: float = Field(gt=0, description="one program pulse + verify of one level")
@@ -270,17 +270,6 @@ class Sensing(_Strict):
     min_overdrive_mV: float = Field(default=20.0, gt=0)
 
 
-class Physics(_Strict):
-    """Virtual-die cell physics (Dong-Li-Zhang channel model in millivolts)."""
-
-    erased_mean_mV: float
-    erased_sigma_mV: float = Field(gt=0)
-    verify_mV: list[float] = Field(description="program-verify level of states L1.. in native mode")
-    slc_verify_mV: float
-    ispp: Ispp
-    slc_ispp: Ispp | None = Field(default=None, description="SLC-mode ISPP (default: ispp)")
-    prog_sigma_mV: float = Field(ge=0, description="static per-cell spread added to programmed Vth")
-    wear_sigma_mV_at_10k: float = Field(ge=0, description="extra programmed spread at 10K P/E")
 class MlcMode(_Strict):
     """MLC mode of a TLC die (2 bits a cell in the same Vth window): its Gray code, program
     verify levels of L1..L3 (mV), read references between states (mV) and ISPP."""
@@ -294,6 +283,17 @@ class MlcMode(_Strict):
     ispp: Ispp
 
 
+class Physics(_Strict):
+    """Virtual-die cell physics (Dong-Li-Zhang channel model in millivolts)."""
+
+    erased_mean_mV: float
+    erased_sigma_mV: float = Field(gt=0)
+    verify_mV: list[float] = Field(description="program-verify level of states L1.. in native mode")
+    slc_verify_mV: float
+    ispp: Ispp
+    slc_ispp: Ispp | None = Field(default=None, description="SLC-mode ISPP (default: ispp)")
+    prog_sigma_mV: float = Field(ge=0, description="static per-cell spread added to programmed Vth")
+    wear_sigma_mV_at_10k: float = Field(ge=0, description="extra programmed spread at 10K P/E")
     wear_erased_shift_mV_at_10k: float = Field(ge=0)
     wear_erased_sigma_mV_at_10k: float = Field(
         default=0.0, ge=0, description="extra erased-state spread at 10K P/E (adds in quadrature)"
@@ -301,17 +301,6 @@ class MlcMode(_Strict):
     wear_exponent: float = Field(default=0.6, gt=0)
     endurance_pec: int = Field(gt=0, description="rated P/E cycles")
     coupling: float = Field(ge=0, le=0.5, description="program interference ratio from next WL")
-    retention_ks: float = 0.38
-    retention_kd: float = 4e-4
-    retention_km: float = 4e-6
-    retention_t0_h: float = 1.0
-    retention_x0_mV: float = Field(description="Vth below which no retention loss")
-    retention_pec_floor: float = Field(default=100.0, ge=0, description="N used when N is small")
-    rtn_kr_mV: float = Field(ge=0, description="RTN Laplacian scale = kr * sqrt(N)")
-    rtn_floor_mV: float = Field(ge=0, description="RTN scale of a fresh cell")
-    read_disturb_mV: float = Field(ge=0, description="shift of a 0 V cell per ln(1+reads/1000)")
-    vpass_mV: float
-    stuck_cell_rate: float = Field(ge=0, le=1e-3)
     one_pass_coupling: float | None = Field(
         default=None,
         ge=0,
@@ -328,6 +317,17 @@ class MlcMode(_Strict):
         "al.'s diagonal term); dimensionless",
     )
     mlc: MlcMode | None = Field(default=None, description="MLC mode of a TLC die")
+    retention_ks: float = 0.38
+    retention_kd: float = 4e-4
+    retention_km: float = 4e-6
+    retention_t0_h: float = 1.0
+    retention_x0_mV: float = Field(description="Vth below which no retention loss")
+    retention_pec_floor: float = Field(default=100.0, ge=0, description="N used when N is small")
+    rtn_kr_mV: float = Field(ge=0, description="RTN Laplacian scale = kr * sqrt(N)")
+    rtn_floor_mV: float = Field(ge=0, description="RTN scale of a fresh cell")
+    read_disturb_mV: float = Field(ge=0, description="shift of a 0 V cell per ln(1+reads/1000)")
+    vpass_mV: float
+    stuck_cell_rate: float = Field(ge=0, le=1e-3)
     bad_block_rate: float = Field(ge=0, le=0.1)
     activation_energy_eV: float = 1.1
     reference_temp_C: float = 30.0
