@@ -1,51 +1,301 @@
-"""Flash-Cosmos figures on the tlc-48l virtual chip: Fig. 11-14 and the zero-error claims.
+"""Flash-Cosmos figures on the tlc-48l virtual chip: Fig. 8, 11-14 and the zero-error claims.
 
-    python characterization/flashcosmos/figures.py [--fig 12 13 14 11 zero] [--out report.md]
+    python characterization/flashcosmos/figures.py [--fig 8 11 12 13 14 zero] [--zero-bits 1e9]
+    python characterization/flashcosmos/figures.py --report RUN_DIR   # tables + plots only
+
+Measuring writes a dataset directory (nandlab.dataset.RunWriter: run.json +
+measurements.parquet, one row per figure / condition / block / WL with the bits
+compared and the errors 0->1 / 1->0, or the measured time / current) under
+characterization/flashcosmos/runs/. `report(run_dir)` builds report.md and the
+PNG plots FROM THOSE ROWS ONLY, so re-analysing the raw rows gives the same table.
 
 Everything goes through the chip layer (nandlab.onfi.testmode) and the scheme
-module (nandlab.schemes.flashcosmos) on a sim:// bench; the script prints a
-markdown table per figure (paper number, measured number, bits, within tolerance).
+module (nandlab.schemes.flashcosmos) on a sim:// bench. "0 in N bits" always
+counts bits really sensed and compared with the data written: Fig. 11's zero rows
+program, bake and read as many distinct blocks as N needs (one sensing per WL);
+Sec. 5.2 counts the result bits of every MWS sensing compared with the host-side
+answer (repeated sensings of the same operand WLs, fresh read noise each time;
+the distinct operand cells are reported beside).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import sys
 import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
+from nandlab.characterize.readback import SCRAMBLE_STREAM
+from nandlab.dataset import RunWriter, new_run_dir, read_measurements
 from nandlab.onfi.chip import Chip
 from nandlab.onfi.testmode import TestMode
 from nandlab.schemes.flashcosmos import FlashCosmos, reference
 from nandlab.transport.sim import SimTransport
 
+HERE = Path(__file__).resolve().parent
+PROFILE = "tlc-48l"
 PEC = 10_000
 SUBS = 4
+WLS = 48
+ONE_YEAR_85C_H = 13.6  # 1 year at 30 C (Arrhenius, Ea 1.1 eV)
+HOURS_PER_MONTH = 730.0
+
+# Fig. 8 sweep (the paper's grid is not in its text): P/E cycles x retention at 30 C
+FIG8_PECS = (1_000, 3_000, 10_000)
+FIG8_RETENTION = (("0 h", 0.0), ("1 month", HOURS_PER_MONTH), ("1 year", 8760.0))
+FIG8_WLS = 16  # string WLs measured per block (WL 16 is programmed too: every one has a neighbour)
+
+# Fig. 11: ESP family. ISPP loops of 17 us; each ESP loop raises the verify level by
+# ESP_STEP_MV (the ISPP step of the ESP phase), plus one verify loop.
+ESP_STEP_MV = 50.0
+FIG11_X = (1.0, 1.3, 1.6, 1.9, 2.0)
+FIG11_BLOCKS = 5  # blocks per tESP point; the median block is reported
+
+# CALIBRATION tolerances
+RATE_FACTOR = 2.0  # error rates (and ratios of error rates): within x2 on a log scale
+TIME_TOL = 0.05  # latency / power ratios: +-5 %
 
 
-def bench(seed: int = 21) -> tuple[SimTransport, Chip, FlashCosmos]:
-    b = SimTransport("tlc-48l", seed=seed, persist=False)
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ bench helpers
+
+
+def bench(seed: int) -> tuple[SimTransport, Chip, FlashCosmos]:
+    b = SimTransport(PROFILE, seed=seed, persist=False)
     chip = Chip(b)
     chip.identify()
     return b, chip, FlashCosmos(chip, allow_test_mode=True)
 
 
-def packed(bits: np.ndarray) -> bytes:
-    return np.packbits(bits.astype(np.uint8), bitorder="little").tobytes()
+def packed(bits: np.ndarray, total: int | None = None) -> bytes:
+    raw = np.packbits(bits.astype(np.uint8), bitorder="little").tobytes()
+    return raw if total is None else raw + b"\xff" * (total - len(raw))
+
+
+def unpack(data: bytes, n: int) -> np.ndarray:
+    return np.unpackbits(np.frombuffer(data, np.uint8), bitorder="little")[:n]
 
 
 def errors(data: bytes, expected: np.ndarray) -> int:
-    got = np.unpackbits(np.frombuffer(data, np.uint8), bitorder="little")[: expected.size]
-    return int(np.count_nonzero(got != expected))
+    return int(np.count_nonzero(unpack(data, expected.size) != expected))
+
+
+def flips(got: np.ndarray, exp: np.ndarray) -> tuple[int, int]:
+    """(errors 0->1, errors 1->0): written 0 read 1, written 1 read 0."""
+    return (
+        int(np.count_nonzero((exp == 0) & (got == 1))),
+        int(np.count_nonzero((exp == 1) & (got == 0))),
+    )
 
 
 def prepare(b: SimTransport, chip: Chip, block: int, pec: int = PEC) -> None:
-    b.fast_forward_wear(0, block, pec)
+    """Bring `block` to `pec` P/E cycles (the last one a real erase)."""
+    b.fast_forward_wear(0, block, pec - 1)
     chip.erase_block(block)
 
 
-def t_r_ns(chip: Chip, block: int) -> int:
-    return chip.read_page(block, 0, slc=True).busy_ns
+def checkered(k: int, nbits: int) -> np.ndarray:
+    """SLC checkered page of string WL k: 1 (erased) where bitline + k is even."""
+    return ((np.arange(nbits) + k) % 2 == 0).astype(np.uint8)
+
+
+# ------------------------------------------------------------------------ Fig. 8
+
+
+def fig8_pages(mode: str, pattern: str, k: int, nbits: int, seed: int, block: int):
+    """Page bits (per page type) of string WL k. Checkered: neighbours (along the WL and
+    along the string) alternate between the erased and the highest state (SLC: 1 / 0; MLC:
+    L0 = 11 / L3 = lower 0, upper 1). Randomized: the same data XOR the seeded scrambler
+    stream (nandlab.characterize.readback's SCRAMBLE_STREAM), as a controller stores it."""
+    high = checkered(k, nbits) == 0
+    pages = [(~high).astype(np.uint8)]
+    if mode == "mlc":
+        pages.append(np.ones(nbits, np.uint8))
+    if pattern == "randomized":
+        out = []
+        for pt, p in enumerate(pages):
+            rng = np.random.default_rng([seed, block, 2 * k + pt, SCRAMBLE_STREAM])
+            out.append(p ^ rng.integers(0, 2, nbits, dtype=np.uint8))
+        pages = out
+    return pages
+
+
+def fig8(
+    w: RunWriter,
+    pecs: Iterable[int] = FIG8_PECS,
+    retention: Iterable[tuple[str, float]] = FIG8_RETENTION,
+    wls: int = FIG8_WLS,
+    seed: int = 8,
+    modes: Iterable[str] = ("slc", "mlc"),
+    patterns: Iterable[str] = ("randomized", "checkered"),
+) -> None:
+    """RBER of SLC- and MLC-mode data, randomized or checkered, over P/E cycles and
+    retention age (30 C, Arrhenius bake at 85 C); default read references."""
+    b, chip, fc = bench(seed)
+    tm = fc.tm
+    geo = chip.geometry
+    nbits, total = geo.page_bytes * 8, geo.total_bytes
+    blocks: dict[tuple[str, str, int], tuple[int, list[list[np.ndarray]]]] = {}
+    blk = 2
+    for mode in modes:
+        for pattern in patterns:
+            for pec in pecs:
+                prepare(b, chip, blk, pec)
+                datas = []
+                for k in range(wls + 1):
+                    pages = fig8_pages(mode, pattern, k, nbits, seed, blk)
+                    for pt, bits in enumerate(pages):
+                        if mode == "slc":
+                            tm.program_esp(blk, SUBS * k, packed(bits, total))  # ESP off
+                        else:
+                            tm.program_mlc(blk, 2 * SUBS * k + pt, packed(bits, total))
+                    datas.append(pages)
+                blocks[(mode, pattern, pec)] = (blk, datas)
+                blk += 2
+    age = 0.0
+    for label, ret_h in retention:
+        if ret_h > age:
+            b.bake(85.0, (ret_h - age) / 8760.0 * ONE_YEAR_85C_H)
+            age = ret_h
+        rows = []
+        for (mode, pattern, pec), (blk, datas) in blocks.items():
+            for k in range(wls):
+                for pt, exp in enumerate(datas[k]):
+                    if mode == "slc":
+                        r = chip.read_page(blk, SUBS * k, slc=True)
+                    else:
+                        r = tm.read_mlc(blk, 2 * SUBS * k + pt)
+                    e01, e10 = flips(unpack(r.data, nbits), exp)
+                    rows.append(
+                        {
+                            "step": "fig8",
+                            "mode": mode,
+                            "pattern": pattern,
+                            "pec": pec,
+                            "retention_age_h": ret_h,
+                            "retention_label": label,
+                            "block": blk,
+                            "wl": SUBS * k,
+                            "page_type": ("lower", "upper")[pt] if mode == "mlc" else "slc",
+                            "slc": mode == "slc",
+                            "operation": "read",
+                            "bits": nbits,
+                            "errors_0to1": e01,
+                            "errors_1to0": e10,
+                            "seed": seed,
+                        }
+                    )
+        w.append(rows)
+        tot = defaultdict(lambda: [0, 0])
+        for r in rows:
+            key = (r["mode"], r["pattern"])
+            tot[key][0] += r["errors_0to1"] + r["errors_1to0"]
+            tot[key][1] += r["bits"]
+        log(f"fig8 {label}: " + ", ".join(f"{m}/{p} {e / n:.3g}" for (m, p), (e, n) in tot.items()))
+    w.checkpoint("fig8")
+
+
+# ----------------------------------------------------------------------- Fig. 11
+
+
+def esp_setting(x: float) -> dict[str, float]:
+    """ESP tuning whose tESP / tPROG is about x: (x - 1) * tPROG / 17 us ISPP loops, one of
+    them a verify loop, each other one raising the verify level by ESP_STEP_MV."""
+    loops = round((x - 1.0) * 200.0 / 17.0)
+    return {"step_mV": ESP_STEP_MV, "verify_raise_mV": max(loops - 1, 0) * ESP_STEP_MV}
+
+
+def fig11(
+    w: RunWriter,
+    xs: Iterable[float] = FIG11_X,
+    blocks_per_x: int = FIG11_BLOCKS,
+    zero_bits: float = 1e9,
+    seed: int = 24,
+) -> None:
+    """RBER of checkered SLC / ESP data at 10K P/E + 1 year at 30 C (13.6 h at 85 C), read
+    at the default SLC reference. Each tESP point programs `blocks_per_x` whole blocks (all
+    sub-blocks, checkered along every string); points at tESP >= 1.9 tPROG go on with more
+    blocks until `zero_bits` bits were read (each bit sensed once)."""
+    b, chip, fc = bench(seed)
+    tm = fc.tm
+    geo = chip.geometry
+    nbits, total = geo.page_bytes * 8, geo.total_bytes
+    wls = geo.wls_per_block
+    pages = [checkered(wl // SUBS, nbits) for wl in range(wls)]
+    bufs = [packed(p, total) for p in pages]
+    next_block = 2  # every block is used once (fresh to PEC), so retention is 1 year each
+    for x in xs:
+        setting = esp_setting(x)
+        esp = setting["verify_raise_mV"] > 0 or x > 1.0
+        target = zero_bits if x >= 1.9 else 0.0
+        bits = n_blocks = 0
+        t0 = time.time()
+        while n_blocks < blocks_per_x or bits < target:
+            group = list(range(next_block, next_block + 2 * max(blocks_per_x, 1), 2))
+            next_block = group[-1] + 2
+            busy: dict[int, list[int]] = defaultdict(list)
+            for blk in group:
+                prepare(b, chip, blk)
+                if esp:
+                    tm.set_esp(**setting)
+                else:
+                    tm.clear_esp()
+                for wl in range(wls):
+                    busy[blk].append(tm.program_esp(blk, wl, bufs[wl]).busy_ns)
+            tm.clear_esp()
+            b.bake(85.0, ONE_YEAR_85C_H)
+            rows = []
+            for blk in group:
+                t_prog_us = float(np.mean(busy[blk])) / 1000.0
+                for wl in range(wls):
+                    r = chip.read_page(blk, wl, slc=True)
+                    e01, e10 = flips(unpack(r.data, nbits), pages[wl])
+                    rows.append(
+                        {
+                            "step": "fig11",
+                            "mode": "slc",
+                            "slc": True,
+                            "pattern": "checkered",
+                            "pec": PEC,
+                            "retention_age_h": 8760.0,
+                            "retention_label": "1 year",
+                            "bake_temp_C": 85.0,
+                            "bake_h": ONE_YEAR_85C_H,
+                            "block": blk,
+                            "chunk": n_blocks,  # block index within the tESP point
+                            "wl": wl,
+                            "operation": "esp" if esp else "program_slc",
+                            "expression": json.dumps(setting if esp else {}),
+                            "latency_us": t_prog_us,  # mean tPROG / tESP of the block
+                            "offset_mV": 0.0,
+                            "bits": nbits,
+                            "errors_0to1": e01,
+                            "errors_1to0": e10,
+                            "seed": seed,
+                        }
+                    )
+                    bits += nbits
+                n_blocks += 1
+            w.append(rows)
+        err = sum(
+            r["errors_0to1"] + r["errors_1to0"]
+            for r in w.rows
+            if r["step"] == "fig11" and r["expression"] == rows[0]["expression"]
+        )
+        log(f"fig11 x~{x}: {err} errors in {bits:.3g} bits, {n_blocks} blocks ({time.time() - t0:.0f} s)")
+    w.checkpoint("fig11")
+
+
+# ------------------------------------------------------------------ Fig. 12 / 13
 
 
 def min_error_free_strobe(tm: TestMode, groups, expected, reads=2, lo=10.0, hi=40.0, over=False):
@@ -76,12 +326,16 @@ def min_error_free_strobe(tm: TestMode, groups, expected, reads=2, lo=10.0, hi=4
     return t, bits
 
 
-def fig12(ns=(1, 2, 4, 8, 16, 24, 32, 48), seed=21):
+def _t_r_row(step: str, chip: Chip, block: int) -> dict[str, Any]:
+    r = chip.read_page(block, 0, slc=True)
+    return {"step": step, "operation": "read_slc", "block": block, "latency_us": r.busy_ns / 1000}
+
+
+def fig12(w: RunWriter, ns=(1, 2, 4, 8, 16, 24, 32, 48), seed=21) -> None:
     b, chip, fc = bench(seed)
     tm = fc.tm
     rng = np.random.default_rng(12)
     nbits = fc.page_bytes * 8
-    rows = []
     t_base = chip.profile.timing.t_read_base_us
     for i, n in enumerate(ns):
         block = 2 + 2 * i
@@ -89,28 +343,37 @@ def fig12(ns=(1, 2, 4, 8, 16, 24, 32, 48), seed=21):
         sel = [SUBS * k for k in range(n)]
         cond = rng.random(nbits) < 0.5
         zero_at = rng.integers(0, n, nbits)
-        for k in range(48):
-            wl = SUBS * k
+        for k in range(WLS):
             if k < n:
                 bits = cond | (zero_at != k)  # a non-conducting string has one 0 among targets
             else:
                 bits = np.zeros(nbits, bool)  # unselected cells programmed: highest resistance
-            fc.store(block, wl, packed(bits))
-        tr = t_r_ns(chip, block) / 1000
+            fc.store(block, SUBS * k, packed(bits))
+        w.append(_t_r_row("fig12", chip, block) | {"chunk": n})
         t, checked = min_error_free_strobe(tm, [(block, sel)], cond.astype(np.uint8))
-        rows.append((n, (t_base + t) / tr, checked))
-        print(
-            f"fig12 n={n}: tMWS={t_base + t:.2f} us = {(t_base + t) / tr:.4f} tR", file=sys.stderr
+        w.append(
+            {
+                "step": "fig12",
+                "operation": "mws",
+                "block": block,
+                "chunk": n,  # WLs sensed at once
+                "latency_us": t_base + t,  # tMWS: read overhead + minimum error-free strobe
+                "bits": checked,
+                "errors_0to1": 0,
+                "errors_1to0": 0,
+                "pec": PEC,
+                "seed": seed,
+            }
         )
-    return rows
+        log(f"fig12 n={n}: tMWS={t_base + t:.2f} us")
+    w.checkpoint("fig12")
 
 
-def fig13(ns=(1, 2, 4, 8, 16, 32), seed=22):
+def fig13(w: RunWriter, ns=(1, 2, 4, 8, 16, 32), seed=22) -> None:
     b, chip, fc = bench(seed)
     tm = fc.tm
     rng = np.random.default_rng(13)
     nbits = fc.page_bytes * 8
-    rows = []
     t_base = chip.profile.timing.t_read_base_us
     blocks = [2 + 2 * i for i in range(max(ns))]
     for blk in blocks:
@@ -119,271 +382,573 @@ def fig13(ns=(1, 2, 4, 8, 16, 32), seed=22):
     owner = rng.integers(0, max(ns), nbits)
     cond_any = rng.random(nbits) < 0.5
     for j, blk in enumerate(blocks):
-        for k in range(48):
+        for k in range(WLS):
             bits = (cond_any & (owner == j)) if k == 0 else np.zeros(nbits, bool)
             fc.store(blk, SUBS * k, packed(bits))
-    tr = t_r_ns(chip, blocks[0]) / 1000
+    w.append(_t_r_row("fig13", chip, blocks[0]))
     for n in ns:
         groups = [(blk, [0]) for blk in blocks[:n]]
         expected = (cond_any & (owner < n)).astype(np.uint8)
         t, checked = min_error_free_strobe(tm, groups, expected, over=True)
-        rows.append((n, (t_base + t) / tr, checked))
-        print(f"fig13 n={n}: {(t_base + t) / tr:.4f} tR", file=sys.stderr)
-    return rows
+        w.append(
+            {
+                "step": "fig13",
+                "operation": "mws",
+                "block": blocks[0],
+                "chunk": n,  # blocks sensed at once
+                "latency_us": t_base + t,
+                "bits": checked,
+                "errors_0to1": 0,
+                "errors_1to0": 0,
+                "pec": PEC,
+                "seed": seed,
+            }
+        )
+        log(f"fig13 n={n}: tMWS={t_base + t:.2f} us")
+    w.checkpoint("fig13")
 
 
-def fig14(seed=23):
-    """Average chip current over the busy window: inter-block MWS (1 WL per block) vs a read."""
+# ----------------------------------------------------------------------- Fig. 14
+
+
+def fig14(w: RunWriter, seed=23) -> None:
+    """Average chip current over the busy window: a page read, inter-block MWS (1 WL per
+    block) and a block erase, from the die's power log."""
     b, chip, fc = bench(seed)
     blocks = [2 + 2 * i for i in range(8)]
     for blk in blocks:
         chip.erase_block(blk)
         fc.store(blk, 0, bytes(fc.page_bytes))
     die = b.dies[0]
+    vcc = chip.profile.power.vcc_V
 
-    def avg_mA(fn) -> tuple[float, float]:
-        t0 = die.now_ns
+    def measure(op: str, n: int, fn: Callable[[], Any]) -> None:
         r = fn()
-        t1 = die.now_ns
         busy = r.busy_ns
-        # the sensing phase is the last busy period before the data out
-        start = die._rdy_from
-        e = die.energy_nJ(start, start + busy)
-        v = chip.profile.power.vcc_V
-        del t0, t1
-        return e / (v * busy) * 1000.0, e  # mA, nJ
+        start = die._rdy_from  # the last busy period (the sensing / erase)
+        e_nJ = die.energy_nJ(start, start + busy)
+        w.append(
+            {
+                "step": "fig14",
+                "operation": op,
+                "chunk": n,
+                "latency_us": busy / 1000,
+                "energy_uJ": e_nJ / 1000,
+                "mean_mA": e_nJ / (vcc * busy) * 1000.0,
+                "seed": seed,
+            }
+        )
 
-    read_mA, read_nJ = avg_mA(lambda: fc.tm.read_page(blocks[0], 0, slc=True))
-    out = {}
+    measure("read_slc", 1, lambda: fc.tm.read_page(blocks[0], 0, slc=True))
     for n in (1, 2, 4):
-        mA, nJ = avg_mA(
-            lambda n=n: fc.tm.mws([(b_, [0]) for b_ in blocks[:n]], allow_over_power=True)
+        measure(
+            "mws",
+            n,
+            lambda n=n: fc.tm.mws([(b_, [0]) for b_ in blocks[:n]], allow_over_power=True),
         )
-        out[n] = (mA / read_mA, nJ)
-    erase = chip.profile.power.erase_mA / read_mA
-    energy_ratio = out[4][1] / (4 * read_nJ)
-    return out, erase, energy_ratio
+    measure("erase", 1, lambda: chip.erase_block(blocks[-1]))
+    w.checkpoint("fig14")
 
 
-def esp_family(x: float, chip: Chip):
-    """ESP setting whose tESP / tPROG is about x: the ESP phase raises the verify level in
-    100 mV steps (one 17 us loop each)."""
-    raise_mV = max(0.0, (x - 1.0) * 200.0 / 17.0 - 1.0) * 100.0
-    return {"step_mV": 100.0, "verify_raise_mV": 20.0 * round(raise_mV / 20.0)}
+# ------------------------------------------------------------------- Sec. 5.2
 
 
-def fig11(xs=(1.0, 1.3, 1.6, 1.9, 2.0), wls=48, seed=24, zero_bits=1e9):
-    """RBER of SLC / ESP data at 10K P/E and 1 year at 30 C (13.6 h bake at 85 C)."""
-    b, chip, fc = bench(seed)
-    tm = fc.tm
-    rng = np.random.default_rng(11)
-    nbits = fc.page_bytes * 8
-    rows = []
-    t_prog = None
-    for i, x in enumerate(xs):
-        block = 2 + 2 * i
-        prepare(b, chip, block)
-        setting = esp_family(x, chip)
-        tm.set_esp(**setting) if x > 1.0 else tm.clear_esp()
-        datas = []
-        busy = []
-        for k in range(wls):
-            bits = rng.random(nbits) < 0.5
-            datas.append(bits)
-            busy.append(tm.program_esp(block, k, packed(bits)).busy_ns)
-        rows.append([x, block, datas, float(np.mean(busy))])
-    tm.clear_esp()
-    t_prog = rows[0][3]
-    b.bake(85.0, 13.6)
-    out = []
-    for x, block, datas, busy in rows:
-        # read reference: best SLC offset of a short sweep (a read-retry calibration)
-        best = None
-        for code in range(-40, 81, 10):
-            chip.set_read_offset_code(0, code, slc=True)
-            e = sum(
-                errors(chip.read_page(block, k, slc=True).data[: fc.page_bytes], d.astype(np.uint8))
-                for k, d in enumerate(datas[:4])
-            )
-            if best is None or e < best[0]:
-                best = (e, code)
-        chip.set_read_offset_code(0, best[1], slc=True)
-        err = bits = 0
-        reads = 1
-        while True:
-            for k, d in enumerate(datas):
-                r = chip.read_page(block, k, slc=True)
-                err += errors(r.data[: fc.page_bytes], d.astype(np.uint8))
-                bits += d.size
-            if err or bits >= zero_bits or x < 1.85:
-                break
-            reads += 1
-        chip.set_read_offset_code(0, 0, slc=True)
-        out.append((x, busy / t_prog, err, bits, best[1] * 10))
-        print(
-            f"fig11 x={x}: tESP/tPROG={busy / t_prog:.3f} rber={err / bits:.3g} ({err}/{bits})",
-            file=sys.stderr,
-        )
-    return out
-
-
-def zero_errors(target_bits=1e9, seed=25):
-    """AND / OR / NAND / NOR of up to 48 ESP operands: errors over >= target_bits per op."""
+def zero_errors(w: RunWriter, target_bits=1e9, seed=25) -> None:
+    """AND / OR / NAND / NOR of 2..48 ESP operands (10K P/E, 1 year): every MWS result
+    compared with the host-side answer until >= target_bits result bits per op."""
     b, chip, fc = bench(seed)
     rng = np.random.default_rng(7)
     block, inv_block = 2, 4
     for blk in (block, inv_block):
         prepare(b, chip, blk)
     data = {}
-    for k in range(48):
+    for k in range(WLS):
         d = rng.integers(0, 256, fc.page_bytes, dtype=np.uint8).tobytes()
         data[k] = d
         fc.store(block, SUBS * k, d)
         fc.store(inv_block, SUBS * k, d, inverse=True)
-    b.bake(85.0, 13.6)  # 1 year at 30 C
-    out = {}
-    ops = [(block, SUBS * k) for k in range(48)]
-    iops = [(inv_block, SUBS * k) for k in range(48)]
-    for name, run in (
-        ("AND", lambda n: (fc.and_(ops[:n]), reference("and", [data[k] for k in range(n)]))),
-        ("NAND", lambda n: (fc.nand(ops[:n]), reference("nand", [data[k] for k in range(n)]))),
-        (
-            "OR",
-            lambda n: (
-                fc.or_(iops[:n], stored_inverse=True),
-                reference("or", [data[k] for k in range(n)]),
-            ),
+    b.bake(85.0, ONE_YEAR_85C_H)
+    ops = [(block, SUBS * k) for k in range(WLS)]
+    iops = [(inv_block, SUBS * k) for k in range(WLS)]
+    runs = {
+        "AND": lambda n: (fc.and_(ops[:n]), reference("and", [data[k] for k in range(n)])),
+        "NAND": lambda n: (fc.nand(ops[:n]), reference("nand", [data[k] for k in range(n)])),
+        "OR": lambda n: (
+            fc.or_(iops[:n], stored_inverse=True),
+            reference("or", [data[k] for k in range(n)]),
         ),
-        (
-            "NOR",
-            lambda n: (
-                fc.nor(iops[:n], stored_inverse=True),
-                reference("nor", [data[k] for k in range(n)]),
-            ),
+        "NOR": lambda n: (
+            fc.nor(iops[:n], stored_inverse=True),
+            reference("nor", [data[k] for k in range(n)]),
         ),
-    ):
-        err = bits = 0
-        i = 0
+    }
+    nbits = fc.page_bytes * 8
+    for name, run in runs.items():
+        counts: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # e01, e10, bits, calls
+        done = i = 0
         t0 = time.time()
-        while bits < target_bits:
+        while done < target_bits:
             n = (2, 8, 16, 32, 48)[i % 5]
             res, exp = run(n)
-            err += int(
-                np.unpackbits(
-                    np.frombuffer(res.data, np.uint8) ^ np.frombuffer(exp, np.uint8)
-                ).sum()
-            )
-            bits += fc.page_bytes * 8
+            e01, e10 = flips(unpack(res.data, nbits), unpack(exp, nbits))
+            c = counts[n]
+            c[0] += e01
+            c[1] += e10
+            c[2] += nbits
+            c[3] += 1
+            done += nbits
             i += 1
-        out[name] = (err, bits)
-        print(
-            f"zero {name}: {err} errors in {bits:.3g} bits ({time.time() - t0:.0f} s)",
-            file=sys.stderr,
+        w.append(
+            [
+                {
+                    "step": "zero",
+                    "scheme": "flashcosmos",
+                    "expression": name,
+                    "chunk": n,  # operands
+                    "operation": "mws",
+                    "sensings": c[3],  # operations run (each one MWS sensing or more)
+                    "cells": n * nbits,  # distinct operand cells behind the result bits
+                    "bits": c[2],
+                    "errors_0to1": c[0],
+                    "errors_1to0": c[1],
+                    "pec": PEC,
+                    "retention_age_h": 8760.0,
+                    "seed": seed,
+                }
+                for n, c in sorted(counts.items())
+            ]
         )
+        err = sum(c[0] + c[1] for c in counts.values())
+        log(f"zero {name}: {err} errors in {done:.3g} bits ({time.time() - t0:.0f} s)")
+    w.checkpoint("zero")
+
+
+# ============================================================ report (from rows only)
+
+
+def _rows(run_dir: Path) -> list[dict[str, Any]]:
+    return read_measurements(run_dir).to_pylist()
+
+
+def within_rate(measured: float, paper: float) -> bool:
+    if measured <= 0 or paper <= 0:
+        return False
+    return abs(math.log(measured / paper)) <= math.log(RATE_FACTOR)
+
+
+def yes(ok: bool | None) -> str:
+    return "-" if ok is None else ("yes" if ok else "no")
+
+
+def _rate(err: int, bits: int) -> str:
+    return f"{err / bits:.3g}" if err else f"0 (0 in {bits:.3g})"
+
+
+def fig8_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per condition (mode, pattern, pec, retention label): [errors, bits]; and the claims."""
+    cond: dict[tuple[str, str, int, str], list[int]] = defaultdict(lambda: [0, 0])
+    ret_h: dict[str, float] = {}
+    for r in rows:
+        if r["step"] != "fig8":
+            continue
+        c = cond[(r["mode"], r["pattern"], r["pec"], r["retention_label"])]
+        c[0] += r["errors_0to1"] + r["errors_1to0"]
+        c[1] += r["bits"]
+        ret_h[r["retention_label"]] = r["retention_age_h"]
+    return {"cond": dict(cond), "ret_h": ret_h}
+
+
+def report(run_dir: Path, out: Path | None = None, plots: Path | None = None) -> str:
+    """report.md text (and PNG plots into `plots`) built from the run's rows only."""
+    run_dir = Path(run_dir)
+    rows = _rows(run_dir)
+    meta = json.loads((run_dir / "run.json").read_text())
+    steps = {r["step"] for r in rows}
+    lines = [
+        f"# Flash-Cosmos on the {meta.get('profile', PROFILE)} virtual chip",
+        "",
+        (f"Generated by figures.py from the rows of `{run_dir.relative_to(HERE) if run_dir.is_relative_to(HERE) else run_dir}` "
+        "(measurements.parquet; `python figures.py --report RUN_DIR` rebuilds this file). "
+        "Tolerances (shared/CALIBRATION.md): error rates and ratios of error rates within a "
+        "factor of 2 (log scale); latency / power ratios within +-5 %; zero errors = 0 in >= "
+        "1e9 bits really sensed and compared."),
+        "",
+    ]
+    if "fig8" in steps:
+        lines += _report_fig8(rows, plots)
+    if "fig11" in steps:
+        lines += _report_fig11(rows, plots)
+    if "fig12" in steps or "fig13" in steps:
+        lines += _report_mws(rows, plots)
+    if "fig14" in steps:
+        lines += _report_fig14(rows)
+    if "zero" in steps:
+        lines += _report_zero(rows)
+    text = "\n".join(lines).rstrip() + "\n"
+    if out is not None:
+        Path(out).write_text(text)
+    return text
+
+
+def _report_fig8(rows, plots) -> list[str]:
+    s = fig8_summary(rows)
+    cond = s["cond"]
+    labels = sorted(s["ret_h"], key=lambda k: s["ret_h"][k])
+    pecs = sorted({k[2] for k in cond})
+    out = [
+        "### Fig. 8: RBER of SLC / MLC-mode data, randomized vs checkered, over P/E and retention",
+        "",
+        ("Default read references; retention at 30 C (Arrhenius bake at 85 C). Randomized = the "
+        "checkered data XOR a seeded scrambler stream. Sweep (the paper's grid is not in its "
+        f"text): P/E {', '.join(f'{p // 1000}K' for p in pecs)} x retention {', '.join(labels)}."),
+        "",
+        "| P/E | retention | SLC rand. | SLC check. | MLC rand. | MLC check. | bits per cell |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for pec in pecs:
+        for lab in labels:
+            vals = []
+            for mode, pat in (
+                ("slc", "randomized"),
+                ("slc", "checkered"),
+                ("mlc", "randomized"),
+                ("mlc", "checkered"),
+            ):
+                e, n = cond.get((mode, pat, pec, lab), (0, 0))
+                vals.append(_rate(e, n) if n else "-")
+            n_slc = cond.get(("slc", "randomized", pec, lab), (0, 0))[1]
+            n_mlc = cond.get(("mlc", "randomized", pec, lab), (0, 0))[1]
+            out.append(
+                f"| {pec // 1000}K | {lab} | " + " | ".join(vals) + f" | {n_slc:.3g} / {n_mlc:.3g} |"
+            )
+
+    def agg(mode, pat):
+        e = sum(v[0] for k, v in cond.items() if k[0] == mode and k[1] == pat)
+        n = sum(v[1] for k, v in cond.items() if k[0] == mode and k[1] == pat)
+        return e, n
+
+    mlc = {k: v for k, v in cond.items() if k[0] == "mlc"}
+    rates = {k: v[0] / v[1] for k, v in mlc.items()}
+    kmin, kmax = min(rates, key=rates.get), max(rates, key=rates.get)
+    ratios = []
+    for k, (e, n) in mlc.items():
+        es, ns = cond.get(("slc", k[1], k[2], k[3]), (0, 0))
+        ratios.append((k, (e / n) / (es / ns) if es else math.inf, e, es, n + ns))
+    finite = [r for r in ratios if math.isfinite(r[1])]
+    r_max = max(ratios, key=lambda r: r[1])
+    out += [
+        "",
+        "| claim | paper | measured | bits | within tolerance |",
+        "|---|---|---|---|---|",
+        f"| MLC RBER, lowest condition | 8.6e-4 | {rates[kmin]:.3g} ({kmin[1]}, {kmin[2] // 1000}K, {kmin[3]}) | {mlc[kmin][1]:.3g} | {yes(within_rate(rates[kmin], 8.6e-4))} |",
+        f"| MLC RBER, highest condition | 1.6e-2 | {rates[kmax]:.3g} ({kmax[1]}, {kmax[2] // 1000}K, {kmax[3]}) | {mlc[kmax][1]:.3g} | {yes(within_rate(rates[kmax], 1.6e-2))} |",
+    ]
+    if math.isfinite(r_max[1]):
+        out.append(
+            f"| MLC / SLC RBER, largest over the conditions | up to 4x | {r_max[1]:.3g}x "
+            f"({r_max[0][1]}, {r_max[0][2] // 1000}K, {r_max[0][3]}) | {r_max[4]:.3g} | "
+            f"{yes(within_rate(r_max[1], 4.0))} |"
+        )
+    else:
+        k = r_max[0]
+        out.append(
+            f"| MLC / SLC RBER, largest over the conditions | up to 4x | unbounded: SLC 0 "
+            f"errors where MLC has {r_max[2]} ({k[1]}, {k[2] // 1000}K, {k[3]}); largest "
+            f"finite {max((r[1] for r in finite), default=math.nan):.3g}x | {r_max[4]:.3g} | no |"
+        )
+    for mode, paper in (("slc", 1.91), ("mlc", 4.92)):
+        ec, nc = agg(mode, "checkered")
+        er, nr = agg(mode, "randomized")
+        ratio = (ec / nc) / (er / nr) if er else math.inf
+        out.append(
+            f"| {mode.upper()}: RBER checkered / randomized (whole sweep) | {paper}x | "
+            f"{ratio:.3g}x ({ec} / {er} errors) | {nc + nr:.3g} | {yes(within_rate(ratio, paper))} |"
+        )
+    out.append("")
+    if plots is not None:
+        _plot_fig8(cond, labels, pecs, plots)
+        out += ["![Fig. 8](plots/fig8_rber.png)", ""]
     return out
 
 
+def _plot_fig8(cond, labels, pecs, plots: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    styles = {"randomized": "-", "checkered": "--"}
+    for ax, mode in zip(axes, ("slc", "mlc"), strict=True):
+        for pat in ("randomized", "checkered"):
+            for i, lab in enumerate(labels):
+                ys, xs = [], []
+                for pec in pecs:
+                    e, n = cond.get((mode, pat, pec, lab), (0, 0))
+                    if n:
+                        xs.append(pec)
+                        ys.append(max(e, 0.5) / n)  # 0 errors drawn at half an error
+                ax.plot(xs, ys, styles[pat], marker="o", color=f"C{i}", label=f"{pat}, {lab}")
+        ax.set_yscale("log")
+        ax.set_xlabel("P/E cycles")
+        ax.set_title(f"{mode.upper()} mode")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("RBER (errors / bit; 0 drawn at 0.5 / bits)")
+    axes[1].axhline(8.6e-4, color="k", lw=0.6, ls=":")
+    axes[1].axhline(1.6e-2, color="k", lw=0.6, ls=":")
+    axes[1].legend(fontsize=7)
+    fig.suptitle("Fig. 8: RBER vs P/E cycles and retention age (30 C), tlc-48l")
+    fig.tight_layout()
+    fig.savefig(plots / "fig8_rber.png", dpi=110)
+    plt.close(fig)
+
+
+def _report_fig11(rows, plots) -> list[str]:
+    f11 = [r for r in rows if r["step"] == "fig11"]
+    t_prog = np.mean([r["latency_us"] for r in f11 if r["operation"] == "program_slc"])
+    points: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0.0]))
+    for r in f11:
+        p = points[r["expression"]][r["chunk"]]
+        p[0] += r["errors_0to1"] + r["errors_1to0"]
+        p[1] += r["bits"]
+        p[2] = r["latency_us"]
+    table = []
+    for expr, blocks in points.items():
+        per = sorted((v[0] / v[1], v[0], v[1], v[2]) for v in blocks.values())
+        med = per[(len(per) - 1) // 2]  # the median block (lower median)
+        tesp = float(np.mean([v[2] for v in blocks.values()]))
+        err = sum(v[0] for v in blocks.values())
+        bits = sum(v[1] for v in blocks.values())
+        setting = json.loads(expr) if expr else {}
+        table.append((tesp / t_prog, med, per, err, bits, setting))
+    table.sort(key=lambda t: t[0])
+    out = [
+        "### Fig. 11: RBER vs tESP / tPROG, checkered SLC data, 10K P/E + 1 year at 30 C",
+        "",
+        (f"tPROG (regular SLC) = {t_prog:.1f} us measured. ESP family: each ESP loop (17 us) "
+        f"raises the verify level by {ESP_STEP_MV:.0f} mV (the ESP ISPP step), one verify loop "
+        "more. Default SLC read reference; RBER of the median / worst / best block."),
+        "",
+        "| tESP/tPROG | ESP step / verify raise (mV) | median block RBER | worst | best | errors / bits (all blocks) | blocks |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for x, med, per, err, bits, st in table:
+        esp = f"{st.get('step_mV', 0):.0f} / {st.get('verify_raise_mV', 0):.0f}" if st else "- (regular)"
+        out.append(
+            f"| {x:.2f} | {esp} | {_rate(med[1], med[2])} | {per[-1][0]:.3g} | {per[0][0]:.3g} | "
+            f"{err} / {bits:.3g} | {len(per)} |"
+        )
+    base = table[0]
+    near16 = min(table, key=lambda t: abs(t[0] - 1.6))
+    r0 = base[1][0]
+    r16 = near16[1][0]
+    if r16 > 0:
+        red = r0 / r16
+        red_s = f"{red:.3g}x"
+    else:
+        red = math.inf
+        red_s = f">= {r0 * near16[1][2]:.3g}x (0 errors in the median block's {near16[1][2]:.3g} bits)"
+    out += [
+        "",
+        "| claim | paper | measured | bits | within tolerance |",
+        "|---|---|---|---|---|",
+        f"| median block: RBER(1.0) / RBER({near16[0]:.2f}) | 10x | {red_s} | {base[1][2]:.3g} + {near16[1][2]:.3g} | {yes(within_rate(red, 10.0))} |",
+    ]
+    for x, _med, _per, err, bits, _st in table:
+        if x >= 1.9 - 0.02:
+            out.append(
+                f"| zero errors at tESP/tPROG = {x:.2f} | 0 in 4.83e11 | {err} in {bits:.3g} | {bits:.3g} | {yes(err == 0 and bits >= 1e9)} |"
+            )
+    out.append("")
+    if plots is not None:
+        _plot_fig11(table, plots)
+        out += ["![Fig. 11](plots/fig11_esp.png)", ""]
+    return out
+
+
+def _plot_fig11(table, plots: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    xs = [t[0] for t in table]
+    for idx, name in ((-1, "worst block"), (None, "median block"), (0, "best block")):
+        ys = []
+        for t in table:
+            per = t[2]
+            v = t[1] if idx is None else per[idx]
+            ys.append(v[0] if v[1] else 0.5 / v[2])
+        ax.plot(xs, ys, marker="o", label=name)
+    ax.set_yscale("log")
+    ax.set_xlabel("tESP / tPROG")
+    ax.set_ylabel("RBER (errors / bit; 0 drawn at 0.5 / bits)")
+    ax.set_title("Fig. 11: ESP latency vs RBER (10K P/E, 1 year at 30 C)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(plots / "fig11_esp.png", dpi=110)
+    plt.close(fig)
+
+
+def _report_mws(rows, plots) -> list[str]:
+    out: list[str] = []
+    curves = {}
+    for step, what, spec in (
+        ("fig12", "WLs (intra-block)", {1: "<= 1.01", 2: "<= 1.01", 4: "<= 1.01", 8: "<= 1.01", 48: "1.033"}),
+        ("fig13", "blocks (inter-block)", {1: "~1.0", 2: "~1.0", 4: "~1.0", 32: "1.363"}),
+    ):
+        rs = [r for r in rows if r["step"] == step]
+        if not rs:
+            continue
+        t_r = float(np.mean([r["latency_us"] for r in rs if r["operation"] == "read_slc"]))
+        out += [
+            f"### Fig. {step[3:]}: minimum error-free tMWS vs {what}, x tR",
+            "",
+            f"tR = {t_r:.2f} us (SLC page read) measured on the same bench.",
+            "",
+            f"| {what.split()[0]} | paper | measured | bits | within tolerance |",
+            "|---|---|---|---|---|",
+        ]
+        pts = []
+        for r in sorted((r for r in rs if r["operation"] == "mws"), key=lambda r: r["chunk"]):
+            n, ratio = r["chunk"], r["latency_us"] / t_r
+            paper = spec.get(n, "(curve)")
+            if paper.startswith("<="):
+                ok: bool | None = ratio <= 1.01 * (1 + TIME_TOL)
+            elif paper.startswith("~"):
+                ok = abs(ratio - 1.0) <= TIME_TOL
+            elif paper == "(curve)":
+                ok = None
+            else:
+                ok = abs(ratio / float(paper) - 1) <= TIME_TOL
+            out.append(f"| {n} | {paper} | {ratio:.4f} | {r['bits']:.3g} | {yes(ok)} |")
+            pts.append((n, ratio))
+        out.append("")
+        curves[step] = pts
+    if plots is not None and curves:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        for step, pts in curves.items():
+            fig, ax = plt.subplots(figsize=(6, 4))
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label="tlc-48l")
+            paper = [(48, 1.033)] if step == "fig12" else [(32, 1.363)]
+            ax.plot(*zip(*paper, strict=True), "k*", ms=10, label="paper")
+            ax.set_xlabel("WLs sensed at once" if step == "fig12" else "blocks sensed at once")
+            ax.set_ylabel("minimum error-free tMWS / tR (tR = SLC page read)")
+            ax.set_xscale("log", base=2)
+            ax.grid(True, alpha=0.3)
+            ax.legend()
+            ax.set_title(f"Fig. {step[3:]}: {'intra' if step == 'fig12' else 'inter'}-block MWS latency")
+            fig.tight_layout()
+            fig.savefig(plots / f"{step}_tmws.png", dpi=110)
+            plt.close(fig)
+            out += [f"![Fig. {step[3:]}](plots/{step}_tmws.png)", ""]
+    return out
+
+
+def _report_fig14(rows) -> list[str]:
+    rs = [r for r in rows if r["step"] == "fig14"]
+    read = next(r for r in rs if r["operation"] == "read_slc")
+    mws = {r["chunk"]: r for r in rs if r["operation"] == "mws"}
+    erase = next(r for r in rs if r["operation"] == "erase")
+    r2 = mws[2]["mean_mA"] / read["mean_mA"]
+    r4 = mws[4]["mean_mA"] / read["mean_mA"]
+    re_ = erase["mean_mA"] / read["mean_mA"]
+    er = mws[4]["energy_uJ"] / (4 * read["energy_uJ"])
+    return [
+        "### Fig. 14: chip power of inter-block MWS / page read",
+        "",
+        (f"Average current over the busy window from the die's power log: page read "
+        f"{read['mean_mA']:.2f} mA, erase {erase['mean_mA']:.2f} mA."),
+        "",
+        "| quantity | paper | measured | within tolerance |",
+        "|---|---|---|---|",
+        f"| 2 blocks | 1.34 | {r2:.3f} | {yes(abs(r2 / 1.34 - 1) <= TIME_TOL)} |",
+        f"| 4 blocks | ~1.80 | {r4:.3f} | {yes(abs(r4 / 1.80 - 1) <= TIME_TOL)} |",
+        f"| 4 blocks below erase power (measured {re_:.2f}) | yes | {yes(r4 < re_)} | {yes(r4 < re_)} |",
+        f"| energy 4-block MWS / 4 reads | 0.47 (53 % below) | {er:.3f} | {yes(abs(er / 0.47 - 1) <= TIME_TOL)} |",
+        "",
+    ]
+
+
+def _report_zero(rows) -> list[str]:
+    rs = [r for r in rows if r["step"] == "zero"]
+    out = [
+        "### Sec. 5.2: MWS with ESP operands (2..48 operands, 10K P/E, 1 year)",
+        "",
+        ("Result bits of every operation compared with the host-side answer; operations cycle "
+        "through 2, 8, 16, 32, 48 operands on the same 48 operand WLs (repeated sensings, "
+        "fresh read noise each)."),
+        "",
+        "| op | paper | measured errors | bits compared | operations | distinct operand cells | within tolerance |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    by: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for r in rs:
+        v = by[r["expression"]]
+        v[0] += r["errors_0to1"] + r["errors_1to0"]
+        v[1] += r["bits"]
+        v[2] += r["sensings"]
+        v[3] = max(v[3], r["cells"])
+    for name, (err, bits, nops, cells) in by.items():
+        out.append(
+            f"| {name} | 0 | {err} | {bits:.3g} | {nops} | {cells:.3g} | {yes(err == 0 and bits >= 1e9)} |"
+        )
+    out.append("")
+    return out
+
+
+# ----------------------------------------------------------------------------- main
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--fig", nargs="*", default=["12", "13", "14", "11", "zero"])
-    ap.add_argument("--zero-bits", type=float, default=1e9)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--fig", nargs="*", default=["8", "11", "12", "13", "14", "zero"])
+    ap.add_argument("--zero-bits", type=float, default=1e9, help="bits behind each zero claim")
+    ap.add_argument("--runs", type=Path, default=HERE / "runs", help="parent of the run dir")
+    ap.add_argument("--report", type=Path, help="only rebuild report.md + plots from RUN_DIR")
+    ap.add_argument("--out", type=Path, default=HERE / "report.md")
     a = ap.parse_args()
-    lines = []
-    if "12" in a.fig:
-        rows = fig12()
-        lines += [
-            "### Fig. 12: minimum error-free tMWS vs WLs (intra-block), x tR",
-            "",
-            "| WLs | paper | measured | bits | within tolerance |",
-            "|---|---|---|---|---|",
-        ]
-        for n, r, bits in rows:
-            paper = "1.033" if n == 48 else ("<= 1.01" if n <= 8 else "(curve)")
-            ok = (abs(r / 1.033 - 1) <= 0.05) if n == 48 else (r <= 1.01 * 1.05 if n <= 8 else None)
-            lines.append(
-                f"| {n} | {paper} | {r:.4f} | {bits:.3g} | {'-' if ok is None else ('yes' if ok else 'no')} |"
-            )
-        lines.append("")
-    if "13" in a.fig:
-        rows = fig13()
-        lines += [
-            "### Fig. 13: minimum error-free tMWS vs blocks (inter-block), x tR",
-            "",
-            "| blocks | paper | measured | bits | within tolerance |",
-            "|---|---|---|---|---|",
-        ]
-        for n, r, bits in rows:
-            paper = "1.363" if n == 32 else ("~1.0" if n <= 4 else "(curve)")
-            ok = (
-                abs(r / 1.363 - 1) <= 0.05
-                if n == 32
-                else (abs(r - 1.0) <= 0.05 if n <= 4 else None)
-            )
-            lines.append(
-                f"| {n} | {paper} | {r:.4f} | {bits:.3g} | {'-' if ok is None else ('yes' if ok else 'no')} |"
-            )
-        lines.append("")
-    if "14" in a.fig:
-        out, erase, eratio = fig14()
-        lines += [
-            "### Fig. 14: chip power of inter-block MWS / page read",
-            "",
-            "| quantity | paper | measured | within tolerance |",
-            "|---|---|---|---|",
-        ]
-        r2, r4 = out[2][0], out[4][0]
-        lines.append(
-            f"| 2 blocks | 1.34 | {r2:.3f} | {'yes' if abs(r2 / 1.34 - 1) <= 0.05 else 'no'} |"
-        )
-        lines.append(
-            f"| 4 blocks | ~1.80 | {r4:.3f} | {'yes' if abs(r4 / 1.80 - 1) <= 0.05 else 'no'} |"
-        )
-        lines.append(
-            f"| 4 blocks below erase power ({erase:.2f}) | yes | {'yes' if r4 < erase else 'no'} | {'yes' if r4 < erase else 'no'} |"
-        )
-        lines.append(
-            f"| energy 4-block MWS / 4 reads | 0.47 (53 % below) | {eratio:.3f} | {'yes' if abs(eratio / 0.47 - 1) <= 0.05 else 'no'} |"
-        )
-        lines.append("")
-    if "11" in a.fig:
-        out = fig11(zero_bits=a.zero_bits)
-        lines += [
-            "### Fig. 11: RBER vs tESP / tPROG at 10K P/E + 1 year (30 C)",
-            "",
-            "| tESP/tPROG | RBER | errors / bits | best VREF' offset (mV) |",
-            "|---|---|---|---|",
-        ]
-        for x, ratio, err, bits, off in out:
-            lines.append(f"| {ratio:.2f} | {err / bits:.3g} | {err} / {bits:.3g} | {off:+.0f} |")
-        base = out[0]
-        r16 = min(out, key=lambda o: abs(o[1] - 1.6))
-        red = (base[2] / base[3]) / max(r16[2] / r16[3], 1e-30)
-        z = [o for o in out if o[1] >= 1.9]
-        lines += [
-            "",
-            "| claim | paper | measured | bits | within tolerance |",
-            "|---|---|---|---|---|",
-            f"| RBER(1.0) / RBER({r16[1]:.2f}) | 10x | {red:.3g}x | {base[3]:.3g} + {r16[3]:.3g} | {'yes' if 5 <= red <= 20 else 'no'} |",
-        ]
-        for o in z:
-            lines.append(
-                f"| zero errors at tESP/tPROG = {o[1]:.2f} | 0 in 4.83e11 | {o[2]} in {o[3]:.3g} | {o[3]:.3g} | {'yes' if o[2] == 0 and o[3] >= 1e9 else 'no'} |"
-            )
-        lines.append("")
-    if "zero" in a.fig:
-        out = zero_errors(a.zero_bits)
-        lines += [
-            "### Sec. 5.2: MWS with ESP operands (2..48 operands, 10K P/E, 1 year)",
-            "",
-            "| op | paper | measured errors | bits | within tolerance |",
-            "|---|---|---|---|---|",
-        ]
-        for name, (err, bits) in out.items():
-            lines.append(
-                f"| {name} | 0 | {err} | {bits:.3g} | {'yes' if err == 0 and bits >= 1e9 else 'no'} |"
-            )
-        lines.append("")
-    print("\n".join(lines))
+    if a.report is not None:
+        run = a.report
+    else:
+        run = new_run_dir(a.runs, "flashcosmos")
+        meta = {
+            "profile": PROFILE,
+            "figures": a.fig,
+            "zero_bits": a.zero_bits,
+            "columns": {
+                "step": "figure (fig8, fig11, fig12, fig13, fig14, zero)",
+                "chunk": "fig12: WLs sensed at once; fig13/14: blocks; fig11: block index within "
+                "the tESP point; zero: operands",
+                "expression": "fig11: ESP setting (JSON); zero: the operation",
+                "latency_us": "fig11: mean tPROG / tESP of the block; fig12/13: tMWS; fig14: busy",
+            },
+        }
+        t0 = time.time()
+        with RunWriter(run, meta) as w:
+            if "8" in a.fig:
+                fig8(w)
+            if "11" in a.fig:
+                fig11(w, zero_bits=a.zero_bits)
+            if "12" in a.fig:
+                fig12(w)
+            if "13" in a.fig:
+                fig13(w)
+            if "14" in a.fig:
+                fig14(w)
+            if "zero" in a.fig:
+                zero_errors(w, a.zero_bits)
+            w.update_meta(wall_s=round(time.time() - t0, 1))
+        log(f"run dir: {run}")
+    plots = HERE / "plots"
+    plots.mkdir(exist_ok=True)
+    print(report(run, a.out, plots))
 
 
 if __name__ == "__main__":

@@ -101,3 +101,104 @@ def test_intra_block_all_wls_of_a_string(fc):
     ops = [(2, w) for w in range(0, WLS, 4)]
     res = f.and_(ops)
     assert res.sensings == 1 and res.data == reference("and", [data[o] for o in ops])
+
+
+# ---------------------------------------------------------------- reliability (Fig. 8 / 11)
+
+SUB = 4  # sub-blocks: string WL k of sub-block 0 is WL 4k
+
+
+def _bench(seed: int):
+    from nandlab.onfi.testmode import TestMode
+
+    bench = SimTransport("tlc-48l", seed=seed, persist=False)
+    chip = Chip(bench)
+    chip.identify()
+    return bench, chip, TestMode(chip, allow_test_mode=True)
+
+
+def _checkered(k: int, nbits: int) -> np.ndarray:
+    return ((np.arange(nbits) + k) % 2 == 0).astype(np.uint8)
+
+
+def _scrambled(bits: np.ndarray, seed: int) -> np.ndarray:
+    return bits ^ np.random.default_rng(seed).integers(0, 2, bits.size, dtype=np.uint8)
+
+
+def _buf(bits: np.ndarray, total: int) -> bytes:
+    raw = np.packbits(bits, bitorder="little").tobytes()
+    return raw + b"\xff" * (total - len(raw))
+
+
+def _errors(data: bytes, exp: np.ndarray) -> int:
+    got = np.unpackbits(np.frombuffer(data, np.uint8), bitorder="little")[: exp.size]
+    return int(np.count_nonzero(got != exp))
+
+
+def _mlc_errors(seed: int, pattern: str, wls: int = 3) -> int:
+    """Errors in `wls` MLC-mode WLs (both pages) at 10K P/E, read at once."""
+    bench, chip, tm = _bench(seed)
+    geo = chip.geometry
+    nbits, total = geo.page_bytes * 8, geo.total_bytes
+    bench.fast_forward_wear(0, 2, 9_999)
+    chip.erase_block(2)
+    pages = []
+    for k in range(wls + 1):
+        lower = _checkered(k, nbits)
+        upper = np.ones(nbits, np.uint8)
+        if pattern == "randomized":
+            lower, upper = _scrambled(lower, 2 * k), _scrambled(upper, 2 * k + 1)
+        for pt, bits in enumerate((lower, upper)):
+            tm.program_mlc(2, 2 * SUB * k + pt, _buf(bits, total))
+        pages.append((lower, upper))
+    return sum(
+        _errors(tm.read_mlc(2, 2 * SUB * k + pt).data, pages[k][pt])
+        for k in range(wls)
+        for pt in (0, 1)
+    )
+
+
+def _slc_errors(seed: int, wls: int, esp: dict | None = None, bake_h: float = 0.0) -> int:
+    """Errors in `wls` checkered SLC WLs at 10K P/E (regular or ESP), after a bake at 85 C."""
+    bench, chip, tm = _bench(seed)
+    geo = chip.geometry
+    nbits, total = geo.page_bytes * 8, geo.total_bytes
+    bench.fast_forward_wear(0, 2, 9_999)
+    chip.erase_block(2)
+    if esp:
+        tm.set_esp(**esp)
+    pages = [_checkered(k, nbits) for k in range(wls + 1)]
+    for k, bits in enumerate(pages):
+        tm.program_esp(2, SUB * k, _buf(bits, total))
+    tm.clear_esp()
+    bench.bake(85.0, bake_h)
+    return sum(_errors(chip.read_page(2, SUB * k, slc=True).data, pages[k]) for k in range(wls))
+
+
+def test_mlc_mode_is_worse_than_slc_mode():
+    mlc = _mlc_errors(31, "randomized")
+    assert mlc > 100  # ~4e-3 of 7.9e5 bits
+    assert _slc_errors(31, 6) * 10 < mlc
+
+
+def test_checkered_pattern_is_worse_than_randomized_mlc():
+    # interference: every erased cell of the checkered pattern has an L3 neighbour above
+    checkered, randomized = _mlc_errors(32, "checkered"), _mlc_errors(32, "randomized")
+    assert checkered > 2.5 * randomized > 0
+
+
+def test_longer_esp_gives_lower_rber():
+    regular = _slc_errors(33, 47, bake_h=13.6)  # 10K P/E + 1 year at 30 C
+    esp = _slc_errors(33, 47, {"step_mV": 50.0, "verify_raise_mV": 300.0}, bake_h=13.6)
+    assert regular > 40
+    assert esp * 5 < regular
+
+
+def test_mlc_mode_needs_the_profile_section():
+    from nandlab.errors import UnsupportedCapability
+    from nandlab.onfi.testmode import TestMode
+
+    chip = Chip(SimTransport("mlc-64l", seed=1, persist=False))
+    chip.identify()
+    with pytest.raises(UnsupportedCapability, match="mlc_mode"):
+        TestMode(chip, allow_test_mode=True).read_mlc(2, 0)

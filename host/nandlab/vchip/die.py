@@ -675,7 +675,6 @@ class VirtualDie:
         return round(self.profile.timing.t_read_base_us * US)
 
     def _successor(self, t: _Target) -> _Target:
-        g = self.profile.geometry
         limit = self._pages_in_mode()
         page = t.page + 1
         return _Target(t.plane, t.block, page, t.valid and page < limit)
