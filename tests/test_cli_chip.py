@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from nandlab.characterize.patterns import page_pattern
+from nandlab.profiles import load_profile
 
 URL = "sim://mlc-64l?seed=3"
-
-from nandlab.characterize.patterns import page_pattern
 
 PAGE_BYTES, SPARE_BYTES = 16384, 1952
 
@@ -96,7 +96,8 @@ def test_features_set_then_get(run, run_json):
     assert doc["params"] == [0xF0, 0, 0, 0]
     assert run_json("features", "get", URL, "A1h")["params"] == [0xF0, 0, 0, 0]
     offsets = run_json("offsets", "get", URL)["offsets_mV"]
-    assert offsets["VREF1"] == -160.0
+    step = load_profile("mlc-64l").read_offsets.step_mV
+    assert offsets["VREF1"] == -16 * step  # code F0h = -16 DAC steps
 
 
 def test_status_json(run_json):
@@ -112,7 +113,7 @@ def test_status_json(run_json):
         (("info", "sim://mlc-64l?seed=x"), "seed"),
         (("read", URL, "--block", "5000", "--page", "0"), "0..2047"),
         (("read", URL, "--block", "1", "--page", "512"), "0..511"),
-        (("offsets", "set", URL, "VREF0", "-2000", "--yes"), "-1280..1270 mV"),
+        (("offsets", "set", URL, "VREF0", "-3000", "--yes"), "-2560..2540 mV"),
         (("features", "set", URL, "0xA0", "0x100", "--yes"), "0..255"),
         (
             (

@@ -82,3 +82,19 @@ def test_user_profile_by_path(tmp_path: Path) -> None:
             assert bench.url == url
     folders = list((tmp_path / "sim").iterdir())
     assert len(folders) == 1 and folders[0].name.startswith("slc-mine-seed0-")
+
+
+@pytest.mark.parametrize(
+    ("url", "fresh", "expected"),
+    [
+        ("sim://mlc-64l?seed=3", True, "sim://mlc-64l?seed=3&fresh=1"),
+        ("sim://mlc-64l?seed=3&fresh=1", False, "sim://mlc-64l?seed=3"),
+        ("sim://mlc-64l?fresh=1", False, "sim://mlc-64l"),
+        ("sim://?profile=/p/x.yaml", True, "sim://?profile=/p/x.yaml&fresh=1"),
+        ("sim://?profile=/p/x.yaml&fresh=1", False, "sim://?profile=/p/x.yaml"),
+    ],
+)
+def test_with_fresh_keeps_the_url_form(url: str, fresh: bool, expected: str) -> None:
+    from nandlab.transport.url import with_fresh
+
+    assert with_fresh(url, fresh) == expected

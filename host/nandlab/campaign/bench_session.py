@@ -18,33 +18,24 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from nandlab.onfi.chip import Chip
 from nandlab.paths import data_root, write_atomic
 from nandlab.profiles import builtin_names, load_profile
-from nandlab.transport import SimTransport, open_bench, parse_sim_url
+from nandlab.transport import open_bench, parse_sim_url
 from nandlab.transport.base import Transport
 from nandlab.transport.image import MANIFEST, image_folder
+from nandlab.transport.url import with_fresh
 
 Opener = Callable[[str], Transport]
 CHECKPOINTS = "die"
-
-
-def url_fresh(url: str, fresh: bool) -> str:
-    """`url` with fresh=1 set (fresh) or removed."""
-    parts = urlsplit(url)
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "fresh"]
-    if fresh:
-        query.append(("fresh", "1"))
-    return urlunsplit(parts._replace(query=urlencode(query, safe="/")))
 
 
 class BenchSession:
     """Opens the bench and its chips; `checkpoint(tag)` / `restore(tag)` on virtual benches."""
 
     def __init__(self, url: str, chips: list[int], run_dir: Path, opener: Opener = open_bench):
-        self.url = url_fresh(url, False) if url.startswith("sim:") else url
+        self.url = with_fresh(url, False) if url.startswith("sim:") else url
         self.ces = chips
         self.run_dir = run_dir
         self.opener = opener
@@ -52,7 +43,7 @@ class BenchSession:
         self.chips: dict[int, Chip] = {}
 
     def open(self, *, fresh: bool = False) -> Transport:
-        url = url_fresh(self.url, True) if fresh else self.url
+        url = with_fresh(self.url, True) if fresh else self.url
         self.transport = self.opener(url)
         self.chips = {ce: Chip(self.transport, ce) for ce in self.ces}
         for chip in self.chips.values():
@@ -61,7 +52,8 @@ class BenchSession:
 
     @property
     def virtual(self) -> bool:
-        return isinstance(self.transport, SimTransport) and self.transport.persist
+        """A sim:// bench that keeps die images (also behind a wrapper that forwards to it)."""
+        return self.url.startswith("sim:") and bool(getattr(self.transport, "persist", False))
 
     def close(self) -> None:
         if self.transport is not None:

@@ -24,13 +24,13 @@ from nandlab.cli.common import (
     print_json,
     require_yes,
     stdout_console,
-    with_fresh,
     yes_option,
 )
 from nandlab.dataset import RunWriter, new_run_dir
 from nandlab.dataset.plots import rber_vs_pec, vth_histograms
 from nandlab.dataset.summary import format_rate, pooled_latency, pooled_rber, summary_markdown
 from nandlab.errors import AddressError, UnsupportedCapability
+from nandlab.transport.url import with_fresh
 
 if TYPE_CHECKING:
     from nandlab.onfi.chip import Chip

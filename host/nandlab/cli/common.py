@@ -7,7 +7,6 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import click
 from rich.console import Console
@@ -72,25 +71,12 @@ def require_yes(yes: bool, what: str) -> None:
         raise RefusedOperation(f"{what} changes the chip: add --yes to confirm")
 
 
-def with_fresh(url: str) -> str:
-    """`url` with fresh=1 in its query (replacing any fresh= already there)."""
-    parts = urlsplit(url)
-    try:
-        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "fresh"]
-    except ValueError:
-        return url  # malformed: let the URL parser report it
-    query.append(("fresh", "1"))
-    # not urlunsplit: it drops the "//" of a URL with an empty host (sim://?profile=...)
-    base = url.split("?", 1)[0].split("#", 1)[0]
-    fragment = f"#{parts.fragment}" if parts.fragment else ""
-    return f"{base}?{urlencode(query, safe='/')}{fragment}"
-
-
 @contextmanager
 def open_chip(url: str, fresh: bool, ce: int = 0) -> Iterator[tuple[Transport, Chip]]:
     """Open the bench at `url` and chip enable `ce`; the bench is closed (die saved) on exit."""
     from nandlab.onfi.chip import Chip
     from nandlab.transport import open_bench
+    from nandlab.transport.url import with_fresh
 
     transport = open_bench(with_fresh(url) if fresh else url)
     try:

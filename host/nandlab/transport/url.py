@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from nandlab.errors import BenchURLError
 
@@ -136,3 +136,22 @@ def scheme_of(url: str) -> str:
             f"{', '.join(s + '://' for s in KNOWN_SCHEMES)}; form: {SIM_FORM}"
         )
     return scheme
+
+
+def with_fresh(url: str, fresh: bool = True) -> str:
+    """`url` with fresh=1 in its query (fresh) or without any fresh= (not fresh).
+
+    Not urlunsplit: it drops the "//" of a URL with an empty host (sim://?profile=...).
+    A malformed query is left as it is, for the URL parser to report.
+    """
+    parts = urlsplit(url)
+    try:
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "fresh"]
+    except ValueError:
+        return url
+    if fresh:
+        query.append(("fresh", "1"))
+    base = url.split("?", 1)[0].split("#", 1)[0]
+    fragment = f"#{parts.fragment}" if parts.fragment else ""
+    return f"{base}?{urlencode(query, safe='/')}{fragment}" if query else f"{base}{fragment}"
+
