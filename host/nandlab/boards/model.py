@@ -191,6 +191,7 @@ class TemperatureControl(_Strict):
     max_C: float = 150.0
     settle_band_C: float = Field(default=0.5, gt=0)
     settle_timeout_s: float = Field(default=1800.0, gt=0)
+    settle_poll_s: float = Field(default=1.0, gt=0, le=600, description="reading period, s")
     read_termination: str = "\n"
     write_termination: str = "\n"
 

@@ -30,7 +30,14 @@ import numpy as np
 import nandlab
 from nandlab.campaign.bench_session import BenchSession, Opener
 from nandlab.campaign.schema import LoadedCampaign, load_campaign, parse_campaign
-from nandlab.campaign.steps import BlockState, Context, apply, execute
+from nandlab.campaign.steps import (
+    BlockState,
+    Context,
+    apply,
+    check_thermal,
+    execute,
+    temperature_controller,
+)
 from nandlab.campaign.sweep import Plan, expand
 from nandlab.characterize.progress import ProgressFn, no_progress
 from nandlab.dataset.store import RunStore, write_parquet
@@ -39,6 +46,7 @@ from nandlab.errors import ChipStatusFail, NandlabError, UsageError
 from nandlab.ledger import Ledger
 from nandlab.paths import write_atomic
 from nandlab.transport import open_bench
+from nandlab.transport.base import Transport
 
 StepProgress = Callable[[str, int, int, int], None]
 """progress(step label, units done in the step, units in the step, step index)."""
@@ -243,7 +251,11 @@ def start_run(
             "temperatures_C": {
                 "ambient": profile.environment.ambient_temp_C,
                 "bake": profile.environment.bake_temp_C,
+                "measured_at_start": _measured_temperature(transport),
             },
+            "busy_source": str(
+                getattr(transport, "busy_source", "stream:virtual die R/B# (exact busy time)")
+            ),
             "units": len(plan.units),
             "unit_seeds": "sha256(campaign seed / unit key), first 63 bits",
             "nandlab_version": nandlab.__version__,
@@ -255,6 +267,7 @@ def start_run(
         campaign_dir = Path(campaign_file).resolve().parent
         ctx = _context(session, meta, campaign_dir)
         _dry_run(plan, ctx)
+        check_thermal(transport, {u.kind for u in plan.units})
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
             created = True
@@ -317,6 +330,11 @@ def resume_run(
     meta.setdefault("resumed_utc", []).append(utc_now())
     _write_meta(run, meta)
     return _run_units(session, plan, ctx, meta, run, ledger, ids, progress, unit_progress)
+
+
+def _measured_temperature(transport: Transport) -> float | None:
+    ctl = temperature_controller(transport)
+    return float(ctl.read_C()) if ctl is not None else None
 
 
 def _disk_full(exc: BaseException) -> bool:

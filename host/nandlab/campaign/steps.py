@@ -288,7 +288,28 @@ def execute(
     chip_id: str,
     progress: ProgressFn = no_progress,
 ) -> Outcome:
-    """Run `unit` (ctx holds the state before it); rows are complete when this returns."""
+    """Run `unit` (ctx holds the state before it); rows are complete when this returns.
+
+    On a bench with a temperature controller, the rows of chip operations carry the
+    temperature measured as the unit starts (virtual benches: the set temperature).
+    """
+    ctl = temperature_controller(transport) if unit.ce is not None else None
+    measured = float(ctl.read_C()) if ctl is not None else None
+    outcome = _execute(unit, ctx, transport, chip, chip_id, progress)
+    if measured is not None:
+        for row in outcome.rows:
+            row["temp_C"] = measured
+    return outcome
+
+
+def _execute(
+    unit: Unit,
+    ctx: Context,
+    transport: Transport,
+    chip: Chip | None,
+    chip_id: str,
+    progress: ProgressFn,
+) -> Outcome:
     p = unit.params
     if isinstance(p, CycleStep):
         assert chip is not None
@@ -324,7 +345,7 @@ def execute(
         return Outcome([row])
     if isinstance(p, BakeStep):
         temp, hours, age, label = bake_plan(ctx, p)
-        _oven(transport, temp, hours)
+        readings = _oven(transport, temp, hours, ctx.temp_C, progress)
         row = {
             "step": f"s{unit.step:02d}.bake",
             "unit": unit.key,
@@ -334,46 +355,113 @@ def execute(
             "bake_h": hours,
             "retention_age_h": age,
             "retention_label": label,
-            "temp_C": temp,
+            "temp_C": sum(readings) / len(readings) if readings else temp,
+            "setpoint_C": temp,
         }
         return Outcome(
             [row], ledger=[{"kind": "bake", "temp_C": temp, "hours": hours, "label": label}]
         )
     if isinstance(p, WaitStep):
         if transport.supports("bake"):
-            _oven(transport, ctx.temp_C, p.hours)
+            readings = _oven(transport, ctx.temp_C, p.hours, ctx.temp_C)
         else:
-            time.sleep(p.hours * 3600)
+            ctl = temperature_controller(transport)
+            readings = _hold(ctl, p.hours, f"waiting {p.hours:g} h", progress)
         row = {
             "step": f"s{unit.step:02d}.wait",
             "unit": unit.key,
             "chip": chip_id,
             "operation": "wait",
-            "temp_C": ctx.temp_C,
+            "temp_C": sum(readings) / len(readings) if readings else ctx.temp_C,
             "bake_h": p.hours,
         }
         return Outcome([row])
     if isinstance(p, TemperatureStep):
-        if not transport.supports("bake"):
+        ctl = temperature_controller(transport)
+        if ctl is not None:
+            measured = float(ctl.settle(p.temp_C))
+        elif transport.supports("bake"):
+            measured = p.temp_C  # the virtual controller is where it is set
+        else:
             raise UnsupportedCapability(
-                f"bench {transport.url} has no temperature controller (needs 'bake')"
+                f"bench {transport.url} has no temperature controller: {THERMAL_HINT}"
             )
         row = {
             "step": f"s{unit.step:02d}.temperature",
             "unit": unit.key,
             "chip": chip_id,
             "operation": "temperature",
-            "temp_C": p.temp_C,
+            "temp_C": measured,
+            "setpoint_C": p.temp_C,
         }
         return Outcome([row])
     raise AssertionError(f"no executor for {unit.kind}")  # pragma: no cover
 
 
-def _oven(transport: Transport, temp: float, hours: float) -> None:
+def temperature_controller(transport: Transport) -> Any | None:
+    """The bench's temperature controller (read_C / settle, e.g. a SCPI chamber), or None.
+
+    Virtual benches have none: their oven (`bake`) and controller are virtual.
+    """
+    ctl = getattr(transport, "temperature", None)
+    return ctl if ctl is not None and hasattr(ctl, "settle") else None
+
+
+THERMAL_HINT = (
+    "declare the board's temperature controller (board file section temperature:) and "
+    "open the bench with instruments=1"
+)
+
+
+def check_thermal(transport: Transport, kinds: set[str]) -> None:
+    """UsageError before a run starts when its bake / temperature / wait steps cannot run."""
+    if transport.supports("bake") or temperature_controller(transport) is not None:
+        return
+    needs = sorted(kinds & {"bake", "temperature"})
+    if needs:
+        raise UsageError(
+            f"bench {transport.url} has no temperature control for the campaign's "
+            f"{' and '.join(needs)} steps: {THERMAL_HINT}"
+        )
+
+
+def _hold(
+    ctl: Any | None, hours: float, what: str, progress: ProgressFn
+) -> list[float]:
+    """Let `hours` of real time pass (a real bench), reading the temperature once a minute."""
+    readings: list[float] = []
+    total = hours * 3600.0
+    start = time.monotonic()
+    while True:
+        if ctl is not None:
+            readings.append(float(ctl.read_C()))
+        left = total - (time.monotonic() - start)
+        progress(what, round(total - max(left, 0.0)), max(round(total), 1))
+        if left <= 0:
+            return readings
+        time.sleep(min(60.0, left))
+
+
+def _oven(
+    transport: Transport,
+    temp: float,
+    hours: float,
+    back_to: float,
+    progress: ProgressFn = no_progress,
+) -> list[float]:
+    """Bake: the virtual oven of a sim bench, or the bench's chamber held at `temp` for
+    `hours` of real time and then brought back to `back_to` (°C). Returns the readings."""
     bake = getattr(transport, "bake", None)
-    if bake is None or not transport.supports("bake"):
-        raise UnsupportedCapability(f"bench {transport.url} cannot bake (needs 'bake')")
-    bake(temp, hours)
+    if bake is not None and transport.supports("bake"):
+        bake(temp, hours)
+        return []
+    ctl = temperature_controller(transport)
+    if ctl is None:
+        raise UnsupportedCapability(f"bench {transport.url} cannot bake: {THERMAL_HINT}")
+    readings = [float(ctl.settle(temp))]
+    readings += _hold(ctl, hours, f"baking at {temp:g} °C", progress)
+    ctl.settle(back_to)
+    return readings
 
 
 def _after(unit: Unit, ctx: Context) -> Context:

@@ -52,6 +52,7 @@ COLUMNS: dict[str, pa.DataType] = {
     "bake_temp_C": pa.float64(),
     "bake_h": pa.float64(),
     "temp_C": pa.float64(),
+    "setpoint_C": pa.float64(),
     "operation": pa.string(),
     "pattern": pa.string(),
     "seed": pa.int64(),

@@ -76,13 +76,14 @@ class ScpiTemperature:
                              f"(board file temperature.min_C / max_C)")
         self.inst.write(s.setpoint_command.format(value=value))
 
-    def settle(self, target: float, *, poll_s: float = 1.0, stable_reads: int = 3,
+    def settle(self, target: float, *, poll_s: float | None = None, stable_reads: int = 3,
                timeout_s: float | None = None) -> float:
         """Set `target` and wait until `stable_reads` readings in a row are within the band.
 
-        Returns the last reading; InstrumentError after `timeout_s` (default:
-        the board's settle_timeout_s).
+        Readings come every `poll_s` (default: the board's settle_poll_s). Returns the
+        last reading; InstrumentError after `timeout_s` (default: settle_timeout_s).
         """
+        poll_s = self.settings.settle_poll_s if poll_s is None else poll_s
         self.set_C(target)
         limit = self.settings.settle_timeout_s if timeout_s is None else timeout_s
         deadline = time.monotonic() + limit
