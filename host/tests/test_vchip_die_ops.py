@@ -96,7 +96,7 @@ def test_read_offset_moves_l2_to_one(host, mlc):
     assert host.read_page(blk, 0).count(0) > host.nbytes * 0.99
     vref1 = mlc.read_offsets.references[1]
     assert vref1.feature == 0xA1
-    host.set_feature(vref1.feature, bytes([127, 0, 0, 0]))  # +1270 mV: VREF1 = 2620 mV
+    host.set_feature(vref1.feature, bytes([127, 0, 0, 0]))  # the DAC's top: VREF1 above L2
     assert host.read_page(blk, 0).count(0xFF) > host.nbytes * 0.99
     host.set_feature(vref1.feature, bytes([0, 0, 0, 0]))
     assert host.read_page(blk, 0).count(0) > host.nbytes * 0.99
