@@ -75,6 +75,7 @@ class Bench:
         self.data: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self.pec: dict[int, int] = {}
         self._planners: dict[tuple[int, bool], McFlash] = {}
+        self._last_planner: tuple[int, bool] | None = None
         self._next_block = 100
 
     def planner(self, pec: int, inverse: bool = False) -> McFlash:
@@ -82,7 +83,11 @@ class Bench:
         if key not in self._planners:
             self._planners[key] = McFlash(self.chip, pec=pec, variant="table1",
                                           allow_test_mode=inverse)
-        return self._planners[key]
+        m = self._planners[key]
+        if key != self._last_planner:  # the previous planner moved the offset registers
+            m.forget_offsets()
+            self._last_planner = key
+        return m
 
     def take_block(self, pec: int) -> int:
         blk = self._next_block

@@ -9,6 +9,7 @@ a field name says otherwise.
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from typing import Literal
 
@@ -299,6 +300,13 @@ class Physics(_Strict):
         default=0.0, ge=0, description="extra erased-state spread at 10K P/E (adds in quadrature)"
     )
     wear_exponent: float = Field(default=0.6, gt=0)
+    wear_saturation_pec: float | None = Field(
+        default=None,
+        gt=0,
+        description="P/E scale (cycles) of saturating wear: the wear terms quoted at 10K follow "
+        "(1 - exp(-N / this)) / (1 - exp(-10K / this)), so a fresh block (N = 1) is unworn and "
+        "trap generation levels off after a few times this; None = (N / 10K) ** wear_exponent",
+    )
     endurance_pec: int = Field(gt=0, description="rated P/E cycles")
     coupling: float = Field(ge=0, le=0.5, description="program interference ratio from next WL")
     one_pass_coupling: float | None = Field(
@@ -332,6 +340,14 @@ class Physics(_Strict):
     activation_energy_eV: float = 1.1
     reference_temp_C: float = 30.0
     sensing: Sensing = Sensing()
+
+    def wear_factor(self, pec: int) -> float:
+        """Fraction of the 10K-P/E wear terms reached after `pec` P/E cycles (1 at 10K)."""
+        n = max(float(pec), 0.0)
+        if self.wear_saturation_pec is None:
+            return (n / 10000.0) ** self.wear_exponent
+        s = self.wear_saturation_pec
+        return -math.expm1(-n / s) / -math.expm1(-10000.0 / s)
 
 
 class Power(_Strict):

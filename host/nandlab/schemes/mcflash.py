@@ -101,7 +101,7 @@ class StateModel:
         static program spread and the wear spread.
         """
         ph = profile.physics
-        wf = (max(pec, 0) / 10000.0) ** ph.wear_exponent
+        wf = ph.wear_factor(pec)
         means = [ph.erased_mean_mV + ph.wear_erased_shift_mV_at_10k * wf]
         sigmas = [math.hypot(ph.erased_sigma_mV, ph.wear_erased_sigma_mV_at_10k * wf)]
         step = ph.ispp.step_mV
@@ -157,27 +157,37 @@ class Realization:
 
 @dataclass(frozen=True)
 class Table1Row:
-    """A row of the paper's Table 1 as gap assignments (page type, per-reference gaps)."""
+    """A row of the paper's Table 1 as gap assignments (page type, per-reference gaps).
+
+    `fixed`: the sensings Table 1 leaves at offset 0, which stay at the chip's default
+    reference: per reference, a bool (plain read) or a (V-, V+) pair of bools (soft-bit
+    read: V- = ref - delta, V+ = ref + delta). Empty = every offset free.
+    """
 
     kind: str
     page_type: int
     gaps: tuple[Any, ...]
     inverse: bool = False
+    fixed: tuple[Any, ...] = ()
 
 
+_F, _M = (True, False), (False, True)  # soft-bit: V- at the default / V+ at the default
 # The paper's Table 1 for the 4-state Gray code L0 (1,1), L1 (1,0), L2 (0,0), L3 (0,1):
 # offsets +dV(Ln) move a reference across state Ln. Gap k sits below state Lk (4 = above L3).
+# An offset of 0 in Table 1 keeps that sensing at the default reference (`fixed`).
 TABLE1: dict[str, Table1Row] = {
     "AND": Table1Row("read", 0, (1,)),  # VREF1 - dV(L1)
-    "OR": Table1Row("read", 1, (2, 3)),  # VREF0 + dV(L1)
-    "XNOR": Table1Row("sbr", 1, ((1, 2), (3, 4))),  # V-: defaults, V+: +dV(L1), +dV(L3)
+    "OR": Table1Row("read", 1, (2, 3), fixed=(False, True)),  # VREF0 + dV(L1), VREF2 0
+    # V-: defaults (0, 0), V+: +dV(L1), +dV(L3)
+    "XNOR": Table1Row("sbr", 1, ((1, 2), (3, 4)), fixed=(_F, _F)),
     "NOT": Table1Row("read", 1, (3, 4)),  # VREF0 + dV(L1)+dV(L2), VREF2 + dV(L3)
     "NAND": Table1Row("read", 1, (0, 1)),  # VREF0 - dV(L0), VREF2 - (dV(L1)+dV(L2))
-    "NOR": Table1Row("sbr", 1, ((0, 2), (3, 4))),  # V+ as XNOR, V-: VREF0 - dV(L0)
-    "XOR": Table1Row("sbr", 1, ((0, 1), (2, 3))),  # V+: defaults, V-: -dV(L0), -dV(L2)
+    # V+ as XNOR, V-: VREF0 - dV(L0), VREF2 0
+    "NOR": Table1Row("sbr", 1, ((0, 2), (3, 4)), fixed=((False, False), _F)),
+    "XOR": Table1Row("sbr", 1, ((0, 1), (2, 3)), fixed=(_M, _M)),  # V+: 0, 0; V-: -dV(L0), -dV(L2)
     "NAND-inv": Table1Row("read", 0, (1,), True),
-    "NOR-inv": Table1Row("read", 1, (2, 3), True),
-    "XOR-inv": Table1Row("sbr", 1, ((1, 2), (3, 4)), True),
+    "NOR-inv": Table1Row("read", 1, (2, 3), True, fixed=(False, True)),
+    "XOR-inv": Table1Row("sbr", 1, ((1, 2), (3, 4)), True, fixed=(_F, _F)),
 }
 
 
@@ -335,7 +345,8 @@ class McFlash(Scheme):
                 )
                 for gaps in gap_sets:
                     if all(1 ^ (sum(g <= s for g in gaps) & 1) == want[s] for s in occ):
-                        out.append(self._plain(edges, pt, refs, tuple(gaps), inverse))
+                        fixed = row.fixed if row is not None else ()
+                        out.append(self._plain(edges, pt, refs, tuple(gaps), inverse, fixed))
             if self.has_sbr and (row is None or row.kind == "sbr"):
                 bands = [(lo, hi) for lo in range(n + 1) for hi in range(lo, n + 1)]
                 band_sets = (
@@ -343,7 +354,8 @@ class McFlash(Scheme):
                 )
                 for bs in band_sets:
                     if all(int(all(not lo <= s < hi for lo, hi in bs)) == want[s] for s in occ):
-                        out.append(self._sbr(edges, pt, refs, tuple(bs), inverse))
+                        fixed = row.fixed if row is not None else ()
+                        out.append(self._sbr(edges, pt, refs, tuple(bs), inverse, fixed))
         return out
 
     def _reach(self, ref: int) -> np.ndarray:
@@ -364,11 +376,19 @@ class McFlash(Scheme):
         return round(ro.references[ref].default_mV / ro.step_mV)
 
     def _plain(
-        self, edges: _Edges, pt: int, refs: Sequence[int], gaps: tuple[int, ...], inverse: bool
+        self,
+        edges: _Edges,
+        pt: int,
+        refs: Sequence[int],
+        gaps: tuple[int, ...],
+        inverse: bool,
+        fixed: tuple[Any, ...] = (),
     ) -> Realization:
         codes, cost = [], 0.0
-        for r, g in zip(refs, gaps, strict=True):
+        for i, (r, g) in enumerate(zip(refs, gaps, strict=True)):
             reach = self._reach(r)
+            if fixed and fixed[i]:
+                reach = np.array([self._default_steps(r)])
             c = edges.at(g, self._floored(reach))
             i = int(np.argmin(c))
             codes.append(int(reach[i]) - self._default_steps(r))
@@ -382,17 +402,22 @@ class McFlash(Scheme):
         refs: Sequence[int],
         bands: tuple[tuple[int, int], ...],
         inverse: bool,
+        fixed: tuple[Any, ...] = (),
     ) -> Realization:
         ro = self.profile.read_offsets
         deltas = np.arange(1, ro.code_max + 1)
         total = np.zeros(deltas.size)
         best_c: list[np.ndarray] = []
-        for r, (lo, hi) in zip(refs, bands, strict=True):
+        for i, (r, (lo, hi)) in enumerate(zip(refs, bands, strict=True)):
             reach = self._reach(r)
             # cost[c, d] = lower edge at c - d + upper edge at c + d
             lo_pos = self._floored(reach[:, None] - deltas[None, :])
             hi_pos = self._floored(reach[:, None] + deltas[None, :])
             cost = edges.at(lo, lo_pos) + edges.at(hi, hi_pos)
+            minus_fixed, plus_fixed = fixed[i] if fixed else (False, False)
+            if minus_fixed or plus_fixed:  # that edge stays at the default reference
+                centre = self._default_steps(r) + (deltas if minus_fixed else -deltas)
+                cost = np.where(reach[:, None] == centre[None, :], cost, np.inf)
             idx = np.argmin(cost, axis=0)
             total += cost[idx, np.arange(deltas.size)]
             best_c.append(reach[idx] - self._default_steps(r))
@@ -524,6 +549,11 @@ class McFlash(Scheme):
         kind = "soft_bit_read" if r.kind == "sbr" else "read"
         plan.add(chip_op(profile, kind, what, busy, r.sensings, predicted_error=r.predicted_error))
         return unpack_bits(data, nbits)
+
+    def forget_offsets(self) -> None:
+        """Someone else (another planner on the same chip) may have set the offset registers:
+        read them back before the next operation instead of trusting the cached codes."""
+        self._codes = None
 
     def reset_offsets(self, plan: Plan) -> None:
         """Put every read offset back to 0 (default references)."""

@@ -109,8 +109,9 @@ def normals_int(
 
 
 def wear_factor(phys: Physics, pec: int) -> float:
-    """(pec / 10K) ** wear_exponent: scales the wear terms quoted at 10K P/E cycles."""
-    return (max(pec, 0) / 10000.0) ** phys.wear_exponent
+    """Scale of the wear terms quoted at 10K P/E cycles (`Physics.wear_factor`: power law
+    (pec / 10K) ** wear_exponent, or saturating with physics.wear_saturation_pec)."""
+    return phys.wear_factor(pec)
 
 
 def arrhenius_factor(phys: Physics, temp_C: float) -> float:
