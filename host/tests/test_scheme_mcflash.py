@@ -176,8 +176,36 @@ def test_soft_bit_energy_is_dominated_by_the_precharge() -> None:
             t1 = die._rdy_until
             energy[op] = die.energy_nJ(t1 - die.last_busy_ns, t1)
             busy[op] = plan.ops[-1].busy_us
+            # the plan's estimate follows the die's current model (read setup current)
+            assert plan.ops[-1].energy_uJ == pytest.approx(energy[op] / 1000.0, rel=1e-6)
         assert busy == {"AND": 40.0, "XNOR": 90.0}
         assert abs(energy["XNOR"] / energy["AND"] - 1.51) < 0.05
+
+
+def test_table1_zero_offsets_stay_at_the_default_references(chip: Chip) -> None:
+    """Table 1: OR leaves VREF2 at 0, XNOR senses V- at the defaults (centre = default +
+    delta), NOT moves VREF0 across L1 and L2 into the L2|L3 gap (within the DAC range)."""
+    m = McFlash(chip, pec=1500, variant="table1")
+    ro = chip.profile.read_offsets
+    assert m.realize_op("OR").codes[1] == 0
+    x = m.realize_op("XNOR")
+    assert x.codes == (x.delta_code, x.delta_code)
+    r, page, const = m.realize_not()
+    assert (page, const) == (1, 0)
+    vref0 = ro.references[0].default_mV + r.codes[0] * ro.step_mV
+    assert m.model.means_mV[2] < vref0 < m.model.means_mV[3]
+    assert r.codes[0] < ro.code_max  # placed, not stopped by the DAC
+
+
+def test_wear_saturates_and_a_fresh_block_is_unworn(chip: Chip) -> None:
+    """physics.wear_saturation_pec: the first erase leaves no wear, 1.5K P/E most of 10K's;
+    profiles without it keep the power law."""
+    ph = chip.profile.physics
+    assert ph.wear_saturation_pec is not None
+    assert ph.wear_factor(1) < 0.01
+    assert 0.7 < ph.wear_factor(1500) < ph.wear_factor(5000) < ph.wear_factor(10000) == 1.0
+    plain = ph.model_copy(update={"wear_saturation_pec": None, "wear_exponent": 0.5})
+    assert plain.wear_factor(2500) == pytest.approx(0.5)
 
 
 def test_report_is_recomputed_from_rows() -> None:

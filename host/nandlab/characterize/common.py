@@ -48,7 +48,13 @@ def cell_states(profile: Profile, pages: dict[int, bytes]) -> np.ndarray:
 
 
 def energy_uJ(profile: Profile, operation: str, busy_us: float) -> float:
-    """Array energy of one operation estimated from the profile's supply current (µJ)."""
+    """Array energy of one operation estimated from the profile's supply current (µJ); a read
+    follows the die's read current model (`nandlab.vchip.power.read_current`)."""
+    if operation == "read":
+        from nandlab.vchip.power import read_energy_uJ
+
+        setup_ns = round(profile.timing.t_read_base_us * 1000)
+        return read_energy_uJ(profile.power, round(busy_us * 1000), setup_ns)
     current_mA = {
         "read": profile.power.read_mA,
         "program": profile.power.program_mA,

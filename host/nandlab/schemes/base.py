@@ -163,8 +163,23 @@ class SchemeResult:
     plan: Plan
 
 
+ARRAY_READ_KINDS = ("read", "soft_bit_read")
+"""Plan kinds that are one array read (READ 00h-30h, soft-bit read, inverse read): their
+current follows the die's read model (`nandlab.vchip.power.read_current`)."""
+
+
 def energy_uJ(profile: Profile, kind: str, busy_us: float) -> float:
-    """Supply energy of an operation from the profile's current for its kind (µJ)."""
+    """Supply energy of an operation from the profile's current for its kind (µJ).
+
+    Array reads use the same current model as the virtual die's current log
+    (`nandlab.vchip.power.read_current`: the read setup current over t_read_base_us when the
+    profile gives one, then read_mA); other kinds draw their phase current throughout.
+    """
+    from nandlab.vchip.power import read_energy_uJ
+
+    if kind in ARRAY_READ_KINDS:
+        setup_ns = round(profile.timing.t_read_base_us * 1000)
+        return read_energy_uJ(profile.power, round(busy_us * 1000), setup_ns)
     attr = CURRENT_OF_KIND.get(kind)
     if attr is None:
         return 0.0

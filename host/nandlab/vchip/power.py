@@ -28,6 +28,26 @@ import numpy as np
 from nandlab.profiles.model import Power
 
 
+def read_current(power: Power, busy_ns: int, setup_ns: int) -> list[tuple[int, float]]:
+    """Supply current of one array read over its R/B# low time, as (duration ns, mA) segments.
+
+    With `power.read_setup_mA` set, the first `setup_ns` (charge-pump ramp, WL and bitline
+    precharge: the profile's t_read_base_us) draw that current and the sensings after it
+    `read_mA`; else the whole read draws `read_mA`. The die's current log (`PowerLog.add_read`)
+    and the plans' energy estimates (`nandlab.schemes.base.chip_op`) both use this.
+    """
+    busy_ns = max(int(busy_ns), 0)
+    if power.read_setup_mA is None:
+        return [(busy_ns, power.read_mA)]
+    split = min(max(int(setup_ns), 0), busy_ns)
+    return [(split, power.read_setup_mA), (busy_ns - split, power.read_mA)]
+
+
+def read_energy_uJ(power: Power, busy_ns: int, setup_ns: int) -> float:
+    """Energy (µJ, at vcc_V) of one array read of `busy_ns`: the `read_current` segments."""
+    return sum(mA * dur for dur, mA in read_current(power, busy_ns, setup_ns)) * power.vcc_V / 1e6
+
+
 class Phase(Enum):
     IO = "io"
     READ = "read"
@@ -69,13 +89,10 @@ class PowerLog:
         """Record a read over [start_ns, end_ns). With `power.read_setup_mA` set, its first
         `setup_ns` (charge-pump ramp, WL and bitline precharge) draw that current and the
         sensings after it `read_mA`; else the whole read draws `read_mA`."""
-        setup_mA = self._power.read_setup_mA
-        if setup_mA is None:
-            self.add(start_ns, end_ns, Phase.READ)
-            return
-        split = min(start_ns + max(setup_ns, 0), end_ns)
-        self.add(start_ns, split, Phase.READ, setup_mA)
-        self.add(split, end_ns, Phase.READ)
+        t = start_ns
+        for dur, mA in read_current(self._power, end_ns - start_ns, setup_ns):
+            self.add(t, t + dur, Phase.READ, mA)
+            t += dur
 
     def truncate_after(self, t_ns: int) -> None:
         """Cut every phase at `t_ns` (RESET aborts what the array was doing)."""
