@@ -320,11 +320,13 @@ def test_soft_bit_read_marks_cells_near_the_reference(host, mlc):
     host.program_page(blk, 0, lsb)
     host.program_page(blk, 1, msb)
     sbr = mlc.vendor.soft_bit_read
-    host.set_feature(sbr.delta_feature, bytes([100, 0, 0, 0]))
+    host.set_feature(sbr.delta_feature, bytes([round(1000 / mlc.read_offsets.step_mV), 0, 0, 0]))
     die.cmd(Cmd.READ)
     host.address(blk, 0)
     die.cmd(sbr.confirm_cmd)
-    assert die.wait_ready(MS) == (10 + 2 * 30) * 1000
+    tm = mlc.timing  # the second sensing of the pair keeps the precharged bitlines
+    second = tm.t_sense_us if tm.t_sense_soft_us is None else tm.t_sense_soft_us
+    assert die.wait_ready(MS) == round((tm.t_read_base_us + tm.t_sense_us + second) * 1000)
     assert bit_errors(die.read(host.nbytes), msb) <= host.nbytes * 8 * 1e-4
     host.set_feature(sbr.delta_feature, bytes(4))  # empty band: all ones
     die.cmd(Cmd.READ)

@@ -8,6 +8,7 @@ from test_vchip_die import MS, Host
 from nandlab.onfi_spec.opcodes import Cmd
 from nandlab.profiles import load_profile
 from nandlab.vchip.die import VirtualDie
+from nandlab.vchip.power import read_energy_uJ
 
 
 @pytest.fixture
@@ -27,7 +28,12 @@ def test_read_trace_shows_sensing_and_transfer(host):
     t1 = die.now_ns
     trace = die.current_trace(t0, t1, 1000)
     assert len(trace) == (t1 - t0) // 1000
-    sensing = trace[(t_busy - t0) // 1000 + 1 : (t_busy - t0) // 1000 + 39]
+    setup_us = round(die.profile.timing.t_read_base_us)
+    first = (t_busy - t0) // 1000 + 1  # the sample after the confirm cycle
+    setup = trace[first : (t_busy - t0) // 1000 + setup_us]
+    sensing = trace[(t_busy - t0) // 1000 + setup_us + 1 : (t_busy - t0) // 1000 + 39]
+    setup_mA = pw.read_mA if pw.read_setup_mA is None else pw.read_setup_mA
+    assert (setup == round(setup_mA * 1000)).all()  # pump ramp, WL / bitline precharge
     assert (sensing == round(pw.read_mA * 1000)).all()
     assert trace[-2] == round(pw.io_mA * 1000)  # data out at 100 ns a byte
     after = die.current_trace(t1 + 1000, t1 + 11_000, 1000)
@@ -42,7 +48,8 @@ def test_energy_of_read_and_program_is_plausible(host):
     t0 = die.now_ns
     busy = die.wait_ready(MS)
     e_read = die.energy_nJ(t0, t0 + busy)
-    assert e_read == pytest.approx(pw.read_mA * pw.vcc_V * busy / 1000)  # ~5 uJ for 70 us
+    setup_ns = round(die.profile.timing.t_read_base_us * 1000)
+    assert e_read == pytest.approx(read_energy_uJ(pw, busy, setup_ns) * 1000)  # ~3 uJ, 70 us
     # the samples integrate to the same charge
     trace = die.current_trace(t0, t0 + busy, 500)
     assert trace.sum() * 500 * pw.vcc_V / 1e6 == pytest.approx(e_read, rel=1e-3)
