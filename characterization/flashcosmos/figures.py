@@ -53,7 +53,7 @@ FIG8_WLS = 47  # string WLs measured per block (WL 47, the last, is programmed, 
 
 # Fig. 11: ESP family. ISPP loops of 17 us; each ESP loop raises the verify level by
 # ESP_STEP_MV (the ISPP step of the ESP phase), plus one verify loop.
-ESP_STEP_MV = 60.0
+ESP_STEP_MV = 100.0  # the ESP step of the operands (schemes.flashcosmos.DEFAULT_ESP)
 FIG11_X = (1.0, 1.3, 1.6, 1.9, 2.0)
 FIG11_BLOCKS = 5  # blocks per tESP point; the median block is reported
 

@@ -254,6 +254,25 @@ class Ispp(_Strict):
     speed_sigma_mV: float = Field(ge=0, description="cell-to-cell programming speed spread")
 
 
+class VerifyShortfall(_Strict):
+    """SLC-mode verify shortfall (virtual dies): the fast SLC verify strobe is noisy, so a
+    cell whose verify sensing catches a favourable read-noise (RTN) fluctuation is inhibited
+    below its verify level. The shortfall follows the noise's exponential tail and is
+    bounded by the largest trap amplitude: each SLC-programmed cell lands
+    min(scale * Exp(1), max_mV) below where the ISPP put it, redrawn by every program.
+    Regular and enhanced (ESP) SLC programs alike, relative to their own verify level."""
+
+    scale_mV: float = Field(gt=0, description="exponential scale (mV) of a fresh block")
+    wear_scale_mV_at_10k: float = Field(
+        default=0.0, ge=0, description="scale added at 10K P/E (mV), x physics.wear_factor"
+    )
+    max_mV: float = Field(gt=0, description="largest shortfall (mV): no cell lands lower")
+
+    def scale(self, wear_factor: float) -> float:
+        """Exponential scale (mV) at a block wear of `wear_factor` (1 at 10K P/E)."""
+        return self.scale_mV + self.wear_scale_mV_at_10k * wear_factor
+
+
 class Sensing(_Strict):
     """Bitline sensing time physics (virtual dies): a string discharges its bitline after
     precharge + evaluation, evaluation = tau * string resistance. Resistances per cell are
@@ -293,6 +312,11 @@ class Physics(_Strict):
     slc_verify_mV: float
     ispp: Ispp
     slc_ispp: Ispp | None = Field(default=None, description="SLC-mode ISPP (default: ispp)")
+    slc_verify_shortfall: VerifyShortfall | None = Field(
+        default=None,
+        description="bounded exponential shortfall below verify of SLC-programmed cells "
+        "(noisy fast SLC verify); None = none",
+    )
     prog_sigma_mV: float = Field(ge=0, description="static per-cell spread added to programmed Vth")
     wear_sigma_mV_at_10k: float = Field(ge=0, description="extra programmed spread at 10K P/E")
     wear_erased_shift_mV_at_10k: float = Field(ge=0)

@@ -285,6 +285,7 @@ class CellArray:
             verify = np.array([0.0, max(top, ispp.start_mV)], dtype=np.float32)
             step = ispp.esp_step_mV if ispp.esp_step_mV > 0 else step
             sigma = phys.prog_sigma_mV / np.sqrt(1.0 + ispp.extra_steps)
+        short_scale, short_max = ph.slc_shortfall(phys, blk.pec) if slc else (0.0, 0.0)
         cpl, cpl_diag = phys.coupling, 0.0
         if (slc or mlc) and phys.one_pass_coupling is not None:
             cpl, cpl_diag = phys.one_pass_coupling, phys.one_pass_coupling_diagonal
@@ -307,6 +308,8 @@ class CellArray:
             ph.VTH_MIN_MV,
             ph.VTH_MAX_MV,
             cpl_diag,
+            short_scale,
+            short_max,
         )
         ph.apply_stuck(vth, ph.stuck_cells(phys, self.seed, self.chip, block, wl, cells))
         states = [s for s in range(1, len(smap.verify)) if (verified >> s) & 1]

@@ -189,6 +189,8 @@ def program_kernel(
     vth_min: int,
     vth_max: int,
     coupling_diag: float = 0.0,
+    short_scale_mV: float = 0.0,
+    short_max_mV: float = 0.0,
 ) -> int:
     """One program operation on one WL, in place; returns the bit set of states verified.
 
@@ -202,6 +204,8 @@ def program_kernel(
     keys[2] wear. `below` (empty if none) is the string neighbour programmed
     earlier: it gains coupling * (new - old) Vth of this cell, and its cells on the two
     adjacent bitlines (j - 1, j + 1) gain coupling_diag * (new - old) each.
+    short_scale_mV > 0 (SLC verify shortfall): the landing drops by
+    min(short_scale_mV * Exp(1), short_max_mV), the exponential from keys[3].
     """
     bits = pages.shape[0]
     step = np.float32(step_mV)
@@ -211,6 +215,10 @@ def program_kernel(
     cpd = np.float32(coupling_diag)
     has_below = below.shape[0] == vth.shape[0]
     has_diag = has_below and coupling_diag > 0.0
+    has_short = short_scale_mV > 0.0
+    ss = np.float32(short_scale_mV)
+    smax = np.float32(short_max_mV)
+    one = np.float32(1.0)
     n = vth.shape[0]
     verified = 0
     for j in range(vth.shape[0]):
@@ -234,6 +242,9 @@ def program_kernel(
             + _normal(_mix64(keys[0] + c), body, tail) * ps
             + _normal(_mix64(keys[2] + c), body, tail) * ws
         )
+        if has_short:
+            u = _uniform(_mix64(keys[3] + c))
+            landing -= min(-ss * np.log(one - u), smax)
         old = vth[j]
         new = np.int32(np.rint(min(max(landing, np.float32(old)), np.float32(vth_max))))
         vth[j] = new

@@ -165,16 +165,26 @@ def erased_vth(
 def program_keys(
     seed: int, chip: int, block: int, wl: int, erase_count: int, programs: int
 ) -> np.ndarray:
-    """Stream keys of kernel.program_kernel: static offset (lifelong), ISPP landing
-    and wear spread (both redrawn by every program operation)."""
+    """Stream keys of kernel.program_kernel: static offset (lifelong), ISPP landing,
+    wear spread and SLC verify shortfall (the last three redrawn by every program)."""
     return np.array(
         [
             stream_key(seed, chip, Stream.STATIC, block, wl, 1),
             stream_key(seed, chip, Stream.PROGRAM, block, wl, erase_count, programs, 0),
             stream_key(seed, chip, Stream.PROGRAM, block, wl, erase_count, programs, 1),
+            stream_key(seed, chip, Stream.PROGRAM, block, wl, erase_count, programs, 2),
         ],
         dtype=np.uint64,
     )
+
+
+def slc_shortfall(phys: Physics, pec: int) -> tuple[float, float]:
+    """(exponential scale, max) in mV of the SLC verify shortfall at `pec` P/E cycles
+    (physics.slc_verify_shortfall; (0, 0) = none)."""
+    s = phys.slc_verify_shortfall
+    if s is None:
+        return 0.0, 0.0
+    return s.scale(wear_factor(phys, pec)), s.max_mV
 
 
 def wear_sigma(phys: Physics, pec: int) -> float:
