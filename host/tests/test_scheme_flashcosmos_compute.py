@@ -71,9 +71,12 @@ def test_sum_of_products_is_one_mws(chip: Chip) -> None:
         "D": StoredOperand("D", PageLoc(102, 5, True), stored["D"].bits),
     }
     chip.erase_block(102)
-    for name, wl in (("C", 1), ("D", 5)):
-        data = np.packbits(moved[name].bits, bitorder="little").tobytes()
-        chip.program_page(102, wl, data, slc=True, blank_check=False)
+    from nandlab.schemes.flashcosmos import FlashCosmos
+
+    fc = FlashCosmos(chip, allow_test_mode=True)
+    for name, wl in (("C", 1), ("D", 5)):  # ESP, as the layout stores operands
+        fc.store(102, wl, np.packbits(moved[name].bits, bitorder="little").tobytes())
+    fc.tm.clear_esp()
     report = compute(
         chip,
         "(A & B) | (C & D)",

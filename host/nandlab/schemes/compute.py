@@ -107,10 +107,21 @@ def store_operands(
         chip.erase_block(block)
     nbytes = profile.geometry.page_bytes
     out: dict[str, StoredOperand] = {}
+    # Flash-Cosmos' layout holds ESP-programmed SLC operands (regular SLC data has a real RBER)
+    fc = None
+    if scheme == "flashcosmos" and profile.vendor.esp is not None:
+        from nandlab.schemes.flashcosmos import FlashCosmos
+
+        fc = FlashCosmos(chip, allow_test_mode=True)
     for name, loc in sorted(layout.items(), key=lambda kv: (kv[1].page, kv[0])):
         data = spec_bytes(specs[name], nbytes, loc.block, loc.page)
-        chip.program_page(loc.block, loc.page, data, slc=loc.slc, blank_check=False)
+        if fc is not None and loc.slc:
+            fc.store(loc.block, loc.page, data)
+        else:
+            chip.program_page(loc.block, loc.page, data, slc=loc.slc, blank_check=False)
         out[name] = StoredOperand(name, loc, unpack_bits(data, nbytes * 8))
+    if fc is not None:
+        fc.tm.clear_esp()
     return out
 
 
