@@ -113,7 +113,7 @@ def test_status_json(run_json):
         (("info", "sim://mlc-64l?seed=x"), "seed"),
         (("read", URL, "--block", "5000", "--page", "0"), "0..2047"),
         (("read", URL, "--block", "1", "--page", "512"), "0..511"),
-        (("offsets", "set", URL, "VREF0", "-3000", "--yes"), "-2560..2540 mV"),
+        (("offsets", "set", URL, "VREF0", "-9000", "--yes"), "in steps of"),
         (("features", "set", URL, "0xA0", "0x100", "--yes"), "0..255"),
         (
             (

@@ -290,11 +290,12 @@ def test_soft_bit_read(mlc: tuple[CountingBench, Chip]) -> None:
 
 def test_read_offsets(mlc: tuple[CountingBench, Chip]) -> None:
     _, chip = mlc
-    chip.set_read_offset_mV(1, -50.0)
+    step = chip.profile.read_offsets.step_mV
+    chip.set_read_offset_mV(1, -5 * step)
     chip.set_read_offset_code(0, 7, slc=True)
     offsets = chip.read_offsets_mV()
-    assert offsets["VREF1"] == -50.0 and offsets["VREF_SLC"] == 70.0
-    assert chip.get_feature(0xA1) == bytes([0xFB, 0, 0, 0])
+    assert offsets["VREF1"] == -5 * step and offsets["VREF_SLC"] == 7 * step
+    assert chip.get_feature(0xA1) == bytes([0xFB, 0, 0, 0])  # code -5
     chip.reset_read_offsets()
     assert set(chip.read_offsets_mV().values()) == {0.0}
 

@@ -95,6 +95,7 @@ def test_geometry_on_first_use_identifies_without_reset() -> None:
         first.set_read_offset_code(0, 3)
         chip = Chip(bench)
         assert chip.geometry.planes == 2
-        assert chip.read_offsets_mV()["VREF0"] == 30.0  # no RESET cleared it
+        step = chip.profile.read_offsets.step_mV
+        assert chip.read_offsets_mV()["VREF0"] == 3 * step  # no RESET cleared it
         chip.identify()
         assert chip.read_offsets_mV()["VREF0"] == 0.0
