@@ -1,8 +1,9 @@
 """Vth distribution of one WL by read-offset sweeps, as a lab measures it on silicon.
 
 For each read reference r, the page type whose read uses r is read at every
-offset code of r from code_min to code_max (SET FEATURES), the other
-references staying at their defaults. The cells of each state (known from
+offset code of r from code_min (or the first code above the profile's sense
+floor) to code_max (SET FEATURES), the other references staying at their
+defaults. The cells of each state (known from
 the data written) whose bit says "below r" are counted at every step; the
 difference between consecutive steps is the number of that state's cells
 whose Vth lies in that 1-step voltage bin. Cells beyond the page's other
@@ -138,7 +139,7 @@ def _window_bounds(profile: Profile) -> list[tuple[float, float]]:
     ]
     bounds = []
     for i, d in enumerate(defaults):
-        lo = d + ro.code_min * ro.step_mV
+        lo = d + _lowest_code(profile, i) * ro.step_mV
         hi = d + ro.code_max * ro.step_mV
         if i > 0:
             lo = max(lo, cuts[i - 1])
@@ -153,12 +154,24 @@ def _sweep_codes(profile: Profile, r: int, bound: tuple[float, float], code_step
     edges (so bins never straddle a window edge)."""
     ro = profile.read_offsets
     d = ro.references[r].default_mV
-    codes = set(range(ro.code_min, ro.code_max + 1, code_step)) | {ro.code_min, ro.code_max}
+    low = _lowest_code(profile, r)
+    codes = set(range(low, ro.code_max + 1, code_step)) | {low, ro.code_max}
     for edge in bound:
         code = round((edge - d) / ro.step_mV)
-        if ro.code_min <= code <= ro.code_max:
+        if low <= code <= ro.code_max:
             codes.add(code)
     return sorted(codes)
+
+
+def _lowest_code(profile: Profile, r: int) -> int:
+    """Lowest offset code of reference r that still moves the WL voltage: the DAC's end, or
+    the first code at or above the profile's sense floor (below it a sensing stays at the
+    floor, and differences between such reads would be read noise, not cells)."""
+    ro = profile.read_offsets
+    if ro.sense_floor_mV is None:
+        return ro.code_min
+    d = ro.references[r].default_mV
+    return min(max(ro.code_min, math.ceil((ro.sense_floor_mV - d) / ro.step_mV)), ro.code_max)
 
 
 def _packed_words(bits: np.ndarray, n_words: int) -> np.ndarray:
