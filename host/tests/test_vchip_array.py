@@ -269,7 +269,13 @@ def test_every_builtin_profile_round_trips_fresh(name: str) -> None:
     for pt in pages:
         assert bit_errors(read_page(a, p, 0, 1, pt), pages[pt]) == 0
     assert a.program(1, 0, {0: pages[0]}, True).ok
-    assert bit_errors(a.sense(1, 0, p.read_offsets.slc_reference.default_mV, True), pages[0]) == 0
+    slc_errors = bit_errors(a.sense(1, 0, p.read_offsets.slc_reference.default_mV, True), pages[0])
+    if p.physics.slc_verify_shortfall is None:
+        assert slc_errors == 0
+    else:
+        # SLC mode with a fast, noisy verify (the Flash-Cosmos chip): even fresh, some cells
+        # stop short of the verify level; the paper's SLC RBER is ~1e-4..1e-3, never more
+        assert 0 < slc_errors < 1e-3 * pages[0].size * 8
 
 
 def test_stuck_cells_ignore_data(mlc: Profile) -> None:
