@@ -1,28 +1,58 @@
 """ONFI SDR timing checks on recorded pin edges (pure Python, no simulator).
 
-A controller model (the virtual FT2232H, an RTL testbench) reports every edge
-of the ONFI pins it drives, in time order, with `edge(t_ps, pin, level)`; the
-checker measures each SDR parameter the controller owns against the selected
-timing mode (`nandlab.onfi_spec.sdr_timing`, plus the hold and turnaround
-minima tabulated below) and records a `TimingViolation` per broken rule.
+The one checker of both pin-level benches: the virtual FT2232H
+(`nandlab.vusb.nand_bus`) and the RTL cocotb testbenches
+(`hw/tb/common/onfi_pins.py`). A controller model reports every edge of the
+ONFI pins, in time order, with `edge(t_ps, pin, level)`; the checker measures
+each SDR parameter the controller owns against the selected timing mode
+(`nandlab.onfi_spec.sdr_timing`, plus the hold and turnaround minima
+tabulated below) and records a `TimingViolation` per broken rule.
 
-Pins: ``ce_n`` (CE# of the selected target), ``cle``, ``ale``, ``we_n``,
-``re_n``, ``dq`` (the byte the controller drives), ``dq_oe`` (1 while the
-controller drives DQ), ``rb_n`` (R/B#, driven by the chip). Times are integer
-picoseconds.
+Pins: ``ce_n`` (CE# of the selected target: low when any target is selected),
+``cle``, ``ale``, ``we_n``, ``re_n``, ``dq`` (the byte the controller drives),
+``dq_oe`` (1 while the controller drives DQ), ``rb_n`` (R/B# of the selected
+target, driven by the chip). Times are integer picoseconds.
 
-Rules, each checked at the edge that closes it:
+=========  =====================================================  ==========
+parameter  measured                                                checked at
+=========  =====================================================  ==========
+tWP        WE# low pulse                                           WE# rise
+tWH        WE# high between cycles                                 WE# fall
+tWC        WE# fall to WE# fall                                    WE# fall
+tRP        RE# low pulse                                           RE# rise
+tREH       RE# high between cycles                                 RE# fall
+tRC        RE# fall to RE# fall                                    RE# fall
+tCLS/tALS  CLE / ALE stable before WE# rise (either level)         WE# rise
+tCLH/tALH  WE# rise to CLE / ALE fall after a command / address    CLE/ALE
+tCS        CE# low before WE# rise                                 WE# rise
+tCH        WE# rise to CE# rise                                    CE# rise
+tDS        DQ (and its output enable) stable before WE# rise       WE# rise
+tDH        WE# rise to the next DQ change                          DQ change
+tWB        WE# rise that starts a busy period to the next cycle    WE#/RE# fall
+tWHR       last WE# rise to RE# fall                               RE# fall
+tADL       last address WE# rise to first data WE# rise            WE# rise
+tCCS       change column (E0h; 85h + address) to data out / in     RE#/WE#
+tRHW       RE# rise to WE# fall                                    WE# fall
+tRR        R/B# rise to RE# fall                                   RE# fall
+tCLR/tAR   CLE / ALE low before RE# fall                           RE# fall
+=========  =====================================================  ==========
 
-- WE# fall: tWH, tWC, tRHW (after data out), tWB (after a busy start).
-- WE# rise: tWP, tCS, tCLS, tALS, tDS (DQ and its enable), tADL (address to
-  data in), tCCS (85h address to data in); CE# low, DQ driven, not CLE and ALE.
-- RE# fall: tREH, tRC, tWHR, tCCS (E0h to data out), tCLR, tAR, tRR, tWB;
-  CE# low, WE# high, DQ released, CLE and ALE low.
-- RE# rise: tRP.
-- CLE / ALE / CE# / DQ changes after a latch: tCLH, tALH, tCH, tDH.
-- Controller samples (`sample_dq`, `sample_rb`): DQ read no earlier than tREA
-  after RE# fell; R/B# not looked at within tWB of the WE# rise that started
-  the operation.
+Holds (tCLH, tALH, tCH, tDH) are measured against the mode the latching WE#
+cycle ran in: a RESET latched at a WE# rise returns the die to mode 0 only
+after that rise, so the controller may still release CLE with mode-5 holds.
+
+Bus rules (reported with no measured value): CE# low during a cycle, CLE and
+ALE never both high at a WE# rise, WE# and RE# never both low, DQ driven at a
+WE# rise and released at a RE# fall; `rule()` lets an adapter add its own
+(e.g. two targets selected at once).
+
+Controller samples (`sample_dq`, `sample_rb`): DQ read no earlier than tREA
+after RE# fell, and with RE# high only while the die still holds the byte
+(tRHOH after the rise, the EDO window of modes 1..5; `T_RLOH` / `T_RHOH` are
+also what a pin model uses to drive DQ); R/B# not looked at within tWB of the
+WE# rise of the last command.
+
+`check_edges()` runs the checker over a recorded edge list.
 
     >>> chk = SdrTimingChecker(mode=0)
     >>> for pin, level in (("ce_n", 0), ("cle", 1), ("dq_oe", 1), ("we_n", 0)):
@@ -50,11 +80,16 @@ T_CH = (20, 10, 10, 5, 5, 5)
 T_CLR = (20, 10, 10, 10, 10, 10)
 T_AR = (25, 10, 10, 10, 10, 10)
 T_RR = (40, 20, 20, 20, 20, 20)
+T_RLOH = (0, 0, 0, 0, 5, 5)
+"""RE# low to output hold (EDO modes 4, 5): the chip keeps the previous byte this long."""
+T_RHOH = (0, 15, 15, 15, 15, 15)
+"""RE# high to output hold: the chip keeps the byte this long after RE# rises."""
 
 PINS = ("ce_n", "cle", "ale", "we_n", "re_n", "dq", "dq_oe", "rb_n")
 CMD_CHANGE_READ_COLUMN_CONFIRM = 0xE0
 CMD_CHANGE_WRITE_COLUMN = 0x85
-_NEVER: int | None = None
+NEVER = -(10**18)
+"""Time of an edge that has not happened (every rule measured from it is skipped)."""
 
 
 @dataclass(frozen=True)
@@ -75,14 +110,14 @@ class TimingViolation:
     def __str__(self) -> str:
         got = "n/a" if math.isinf(self.measured_ns) else f"{self.measured_ns:g} ns"
         text = (
-            f"ONFI SDR mode {self.mode}: {self.param} at t={self.t_ns:g} ns: measured {got}, "
-            f"needs >= {self.required_ns:g} ns"
+            f"ONFI SDR mode {self.mode}: {self.param} violated at t = {self.t_ns:g} ns: "
+            f"measured {got}, required >= {self.required_ns:g} ns"
         )
         return f"{text} ({self.detail})" if self.detail else text
 
 
 class OnfiTimingError(AssertionError):
-    """Raised by a strict checker at its first violation."""
+    """Raised by a strict checker at its first violation (fails a cocotb test)."""
 
     def __init__(self, violation: TimingViolation) -> None:
         super().__init__(str(violation))
@@ -101,6 +136,8 @@ class Limits:
     tAR: int
     tRR: int
     tCCS: int
+    tRLOH: int
+    tRHOH: int
 
     @property
     def mode(self) -> int:
@@ -118,6 +155,8 @@ class Limits:
             T_AR[mode],
             T_RR[mode],
             s.tCCS if t_ccs_ns is None else t_ccs_ns,
+            T_RLOH[mode],
+            T_RHOH[mode],
         )
 
 
@@ -132,22 +171,22 @@ class SdrTimingChecker:
 
     def __init__(self, mode: int = 0, *, strict: bool = False, t_ccs_ns: int | None = None):
         self.strict = strict
-        self._t_ccs_ns = t_ccs_ns
+        self.t_ccs_ns = t_ccs_ns
         self.limits = Limits.of(mode, t_ccs_ns)
         self.violations: list[TimingViolation] = []
         self.level: dict[str, int] = {p: int(p.endswith("_n")) for p in PINS}
-        self.changed: dict[str, int | None] = dict.fromkeys(PINS, _NEVER)
-        self.we_fall: int | None = None
-        self.we_rise: int | None = None
-        self.re_fall: int | None = None
-        self.re_rise: int | None = None
-        self.rb_rise: int | None = None
-        self.addr_rise: int | None = None
-        self.cmd_rise: int | None = None
+        self.changed: dict[str, int] = dict.fromkeys(PINS, NEVER)
+        self.we_fall = self.we_rise = self.re_fall = self.re_rise = NEVER
+        # holds after a WE# rise belong to the mode the cycle ran in: a RESET
+        # latched at that rise puts the die back in mode 0 only afterwards
+        self.we_rise_limits = self.limits
+        self.rb_rise = NEVER
+        self.addr_rise = NEVER  # WE# rise of the last address cycle
+        self.cmd_rise = NEVER  # WE# rise of the last command cycle
         self.last_cmd: int | None = None
         self.last_cycle = ""  # "cmd" | "addr" | "data" of the last WE# cycle
-        self.busy_from: int | None = None  # WE# rise that started a busy period
-        self.column_change: int | None = None
+        self.busy_from: int | None = None  # WE# rise that started a busy period (tWB)
+        self.column_change: int | None = None  # t of a change-column point (tCCS)
         self.cycles = 0
 
     @property
@@ -157,7 +196,7 @@ class SdrTimingChecker:
     def set_mode(self, mode: int) -> None:
         """Check later edges against SDR mode `mode` (0..5)."""
         if mode != self.mode:
-            self.limits = Limits.of(mode, self._t_ccs_ns)
+            self.limits = Limits.of(mode, self.t_ccs_ns)
 
     # ---------------------------------------------------------------- reporting
 
@@ -171,13 +210,13 @@ class SdrTimingChecker:
         if self.strict:
             raise OnfiTimingError(v)
 
-    def _at_least(
-        self, param: str, t: int, since: int | None, need_ns: int, detail: str = ""
-    ) -> None:
-        if since is not None and t - since < need_ns * PS_PER_NS:
+    def _at_least(self, param: str, t: int, since: int, need_ns: int, detail: str = "") -> None:
+        """Require t - since >= need_ns (skipped when `since` never happened)."""
+        if since != NEVER and t - since < need_ns * PS_PER_NS:
             self._violate(param, t, t - since, need_ns, detail)
 
-    def _bus_rule(self, ok: bool, param: str, t: int, detail: str) -> None:
+    def rule(self, ok: bool, param: str, t: int, detail: str) -> None:
+        """Record a bus-rule violation `param` at `t` (ps) unless `ok`."""
         if not ok:
             self._violate(param, t, -math.inf, 0, detail)
 
@@ -202,37 +241,39 @@ class SdrTimingChecker:
                 self.busy_from = self.we_rise
         elif pin in ("dq", "dq_oe"):
             if self.level["dq_oe"] or self.changed["dq_oe"] == t:
-                self._after_latch("tDH", t, self.limits.sdr.tDH, "")
+                self._after_latch("tDH", t, self.we_rise_limits.sdr.tDH, "")
         elif level == 0 and pin in ("cle", "ale"):
-            kind, need = ("cmd", self.limits.tCLH) if pin == "cle" else ("addr", self.limits.tALH)
-            if self.last_cycle == kind:
-                self._after_latch("tCLH" if pin == "cle" else "tALH", t, need, pin)
+            if self.last_cycle == ("cmd" if pin == "cle" else "addr"):
+                lim = self.we_rise_limits
+                param, need = ("tCLH", lim.tCLH) if pin == "cle" else ("tALH", lim.tALH)
+                self._after_latch(param, t, need, pin)
         elif pin == "ce_n" and level == 1:
-            self._after_latch("tCH", t, self.limits.tCH, "ce_n")
+            self._after_latch("tCH", t, self.we_rise_limits.tCH, "ce_n")
         self.level[pin] = level
         self.changed[pin] = t
 
     def _after_latch(self, param: str, t: int, need_ns: int, pin: str) -> None:
-        # a hold rule applies only to the first change after the latching WE# rise
-        if self.we_rise is None:
-            return
-        last = (
-            self.changed[pin]
-            if pin
-            else max(
-                (c for c in (self.changed["dq"], self.changed["dq_oe"]) if c is not None),
-                default=None,
-            )
-        )
-        if last is None or last <= self.we_rise:
+        # a hold rule applies to the first change after the latching WE# rise
+        # (pin "" = DQ: the data or its output enable)
+        last = self.changed[pin] if pin else max(self.changed["dq"], self.changed["dq_oe"])
+        if last <= self.we_rise:
             self._at_least(param, t, self.we_rise, need_ns)
 
     def sample_dq(self, t_ps: int) -> None:
-        """The controller latched DQ at `t_ps`: data is valid only tREA after RE# fell."""
+        """The controller latched DQ at `t_ps`.
+
+        The byte is valid from tREA after RE# fell until tRHOH after RE# rose
+        (EDO: a controller may sample after the rise, within tRHOH).
+        """
         t = int(t_ps)
-        self._bus_rule(
-            self.level["re_n"] == 0 or self.re_rise == t, "tREA", t, "DQ sampled with RE# high"
-        )
+        if self.level["re_n"] == 1 and self.re_rise != t:
+            rhoh = self.limits.tRHOH
+            if self.re_rise == NEVER:
+                self.rule(False, "tRHOH", t, "DQ sampled with RE# high before any read cycle")
+            elif t - self.re_rise > rhoh * PS_PER_NS:
+                after = (t - self.re_rise) / PS_PER_NS
+                detail = f"DQ sampled {after:g} ns after RE# rose, beyond tRHOH {rhoh} ns"
+                self.rule(False, "tRHOH", t, detail)
         self._at_least("tREA", t, self.re_fall, self.limits.sdr.tREA, "RE# low to DQ sampled")
 
     def sample_rb(self, t_ps: int) -> None:
@@ -253,22 +294,21 @@ class SdrTimingChecker:
         if level == 0:
             self._at_least("tWH", t, self.we_rise, s.tWH)
             self._at_least("tWC", t, self.we_fall, s.tWC)
-            if self.re_rise is not None and (self.we_rise is None or self.re_rise > self.we_rise):
+            if self.re_rise > self.we_rise:
                 self._at_least("tRHW", t, self.re_rise, s.tRHW)
             self._busy_gap(t)
-            self._bus_rule(self.level["re_n"] == 1, "WE#/RE#", t, "WE# fell while RE# is low")
+            self.rule(self.level["re_n"] == 1, "WE#/RE#", t, "WE# fell while RE# is low")
             self.we_fall = t
             return
         self._at_least("tWP", t, self.we_fall, s.tWP)
-        self._bus_rule(self.level["ce_n"] == 0, "tCS", t, "WE# rose with CE# high")
+        self.rule(self.level["ce_n"] == 0, "tCS", t, "WE# rose with CE# high")
         self._at_least("tCS", t, self.changed["ce_n"], s.tCS, "CE# low to WE# high")
         cle, ale = self.level["cle"], self.level["ale"]
-        self._bus_rule(not (cle and ale), "CLE/ALE", t, "CLE and ALE both high at WE# rise")
+        self.rule(not (cle and ale), "CLE/ALE", t, "CLE and ALE both high at WE# rise")
         self._at_least("tCLS", t, self.changed["cle"], s.tCLS, f"CLE={cle} to WE# high")
         self._at_least("tALS", t, self.changed["ale"], s.tALS, f"ALE={ale} to WE# high")
-        self._bus_rule(self.level["dq_oe"] == 1, "tDS", t, "DQ not driven at WE# rise")
-        dq_set = [c for c in (self.changed["dq"], self.changed["dq_oe"]) if c is not None]
-        self._at_least("tDS", t, max(dq_set) if dq_set else None, s.tDS)
+        self.rule(self.level["dq_oe"] == 1, "tDS", t, "DQ not driven at WE# rise")
+        self._at_least("tDS", t, max(self.changed["dq"], self.changed["dq_oe"]), s.tDS)
         if cle:
             self.last_cycle, self.last_cmd, self.cmd_rise = "cmd", self.level["dq"], t
             if self.last_cmd == CMD_CHANGE_READ_COLUMN_CONFIRM:
@@ -285,6 +325,7 @@ class SdrTimingChecker:
                     self._at_least("tADL", t, self.addr_rise, s.tADL, "address to data in")
             self.last_cycle = "data"
         self.we_rise = t
+        self.we_rise_limits = lim
         self.cycles += 1
 
     def _re(self, t: int, level: int) -> None:
@@ -295,19 +336,18 @@ class SdrTimingChecker:
             return
         self._at_least("tREH", t, self.re_rise, s.tREH)
         self._at_least("tRC", t, self.re_fall, s.tRC)
-        self._bus_rule(self.level["ce_n"] == 0, "CE#", t, "RE# fell with CE# high")
-        self._bus_rule(self.level["we_n"] == 1, "WE#/RE#", t, "RE# fell while WE# is low")
-        self._bus_rule(self.level["dq_oe"] == 0, "DQ_OE", t, "controller drives DQ at RE# fall")
-        self._bus_rule(self.level["cle"] == 0, "tCLR", t, "CLE high at RE# fall")
-        self._bus_rule(self.level["ale"] == 0, "tAR", t, "ALE high at RE# fall")
+        self.rule(self.level["ce_n"] == 0, "CE#", t, "RE# fell with CE# high")
+        self.rule(self.level["we_n"] == 1, "WE#/RE#", t, "RE# fell while WE# is low")
+        self.rule(self.level["dq_oe"] == 0, "DQ_OE", t, "controller drives DQ at RE# fall")
+        self.rule(self.level["cle"] == 0, "tCLR", t, "CLE high at RE# fall")
+        self.rule(self.level["ale"] == 0, "tAR", t, "ALE high at RE# fall")
         self._at_least("tCLR", t, self.changed["cle"], lim.tCLR, "CLE low to RE# low")
         self._at_least("tAR", t, self.changed["ale"], lim.tAR, "ALE low to RE# low")
-        if self.we_rise is not None and (self.re_rise is None or self.we_rise > self.re_rise):
+        if self.we_rise > self.re_rise:
             self._at_least("tWHR", t, self.we_rise, s.tWHR)
             if self.last_cycle == "cmd" and self.column_change == self.we_rise:
                 self._at_least("tCCS", t, self.we_rise, lim.tCCS, "E0h to data out")
-        last_cycle = max((x for x in (self.re_rise, self.we_rise) if x is not None), default=None)
-        if self.rb_rise is not None and (last_cycle is None or self.rb_rise > last_cycle):
+        if self.rb_rise > max(self.re_rise, self.we_rise):
             self._at_least("tRR", t, self.rb_rise, lim.tRR)
         self._busy_gap(t)
         self.re_fall = t
@@ -315,9 +355,8 @@ class SdrTimingChecker:
 
     def _busy_gap(self, t: int) -> None:
         if self.busy_from is not None:
-            self._at_least(
-                "tWB", t, self.busy_from, self.limits.sdr.tWB, "busy start to next cycle"
-            )
+            tWB = self.limits.sdr.tWB
+            self._at_least("tWB", t, self.busy_from, tWB, "busy start to next cycle")
             self.busy_from = None
 
 

@@ -23,8 +23,9 @@ die is advanced so that the cycle ends at the edge that latches it (a die
 charges tWC / tRC per cycle itself), so busy times, status and the dies' power
 log line up with the simulation.
 
-Every edge also goes to an `SdrTimingChecker` in the selected die's current
-SDR timing mode (the die switches on SET FEATURES 01h); the first violation
+Every edge also goes to the ONFI SDR timing checker of the host package
+(`nandlab.vchip.pin_timing.SdrTimingChecker`, the one the virtual FT2232H
+uses too) in the selected die's current SDR timing mode (the die switches on SET FEATURES 01h); the first violation
 fails the test with the parameter, measured and required values.
 """
 
@@ -37,15 +38,8 @@ from cocotb.handle import SimHandleBase
 from cocotb.simtime import get_sim_time
 from cocotb.triggers import First, ReadOnly, Timer
 from nandlab.vchip.die import VirtualDie
-
-from common.onfi_timing import (
-    PS,
-    T_RHOH,
-    T_RLOH,
-    OnfiTimingError,
-    SdrTimingChecker,
-    TimingViolation,
-)
+from nandlab.vchip.pin_timing import PS_PER_NS as PS
+from nandlab.vchip.pin_timing import OnfiTimingError, SdrTimingChecker, TimingViolation
 
 RESET_CMD = 0xFF
 
@@ -291,12 +285,10 @@ class OnfiPins:
             byte = die.read(1)[0]
         if self._dq_task is not None and not self._dq_task.done():
             self._dq_task.cancel()
-        mode = self.checker.mode
+        lim = self.checker.limits
         self._dq_byte, self._dq_rise_ps = byte, None
         self._dq_task = cocotb.start_soon(
-            self._drive_dq(
-                t, byte, T_RLOH[mode] * PS, self.checker.limits.sdr.tREA * PS
-            )
+            self._drive_dq(t, byte, lim.tRLOH * PS, lim.sdr.tREA * PS)
         )
 
     def _hold_after_rise(self, t: int) -> None:
@@ -308,7 +300,7 @@ class OnfiPins:
 
     def _rhoh_end_ps(self) -> int:
         assert self._dq_rise_ps is not None
-        return self._dq_rise_ps + max(T_RHOH[self.checker.mode] * PS, 1)
+        return self._dq_rise_ps + max(self.checker.limits.tRHOH * PS, 1)
 
     async def _invalidate_dq(self, byte: int) -> None:
         wait = self._rhoh_end_ps() - self.now_ps()
