@@ -20,7 +20,6 @@ Any other entry of `ops` is taken as an expression over those names, e.g.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -73,17 +72,6 @@ def check_ops(ops: Sequence[str], layout: str, count: int) -> None:
                 f"operation {op!r}: operands {', '.join(unknown)} are not in the {layout} "
                 f"layout (operands {', '.join(sorted(allowed))}; named operations {known})"
             )
-
-
-def _scheme_options(name: str, chip: Chip, options: Mapping[str, Any], pec: int) -> dict:
-    """The options a scheme takes; `pec` (the block's wear) when the scheme plans by it."""
-    from nandlab.schemes.compute import load_schemes
-
-    cls = load_schemes()[name]
-    opts = dict(options)
-    if "pec" in inspect.signature(cls.__init__).parameters and "pec" not in opts:
-        opts["pec"] = pec
-    return opts
 
 
 def _bits(chip: Chip, spec: DataSpec, block: int, wl: int, page_type: int) -> np.ndarray:
@@ -146,7 +134,8 @@ def measure_compute(
     if layout not in LAYOUTS:
         raise UsageError(f"layout {layout!r}: allowed {', '.join(LAYOUTS)}")
     check_ops(ops, layout, len(wls))
-    run = make_scheme(scheme, chip, **_scheme_options(scheme, chip, options or {}, pec))
+    # the block's wear, for schemes that plan by it (make_scheme drops what a scheme lacks)
+    run = make_scheme(scheme, chip, **{"pec": pec, **(options or {})})
     groups: list[tuple[int | None, dict[str, PageLoc], dict[str, np.ndarray]]] = []
     if layout == "pair":
         for wl in wls:

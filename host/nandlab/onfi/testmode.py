@@ -459,12 +459,22 @@ class TestMode:
         data = chip._check_data(data)
         chip._refuse_bad([block], force, f"ESP program block {block}")
         chip._refuse_not_erased(block, [wl], True, force, blank_check)
-        what = f"ESP PROGRAM block {block} WL {wl}"
+        mode = self._vendor.slc_mode
+        return self._program_in_mode(
+            mode.enter_cmd, mode.exit_cmd, geo.full_address(block, wl), data,
+            f"ESP PROGRAM block {block} WL {wl}",
+        )
+
+    def _program_in_mode(
+        self, enter_cmd: int, exit_cmd: int, address: bytes, data: bytes, what: str
+    ) -> OpResult:
+        """PROGRAM between a mode's enter / exit commands, then READ STATUS."""
+        chip = self.chip
         ops = self._begin()
-        ops.cmd(self._vendor.slc_mode.enter_cmd)
-        ops.cmd(Cmd.PROGRAM).addr(geo.full_address(block, wl)).delay_adl().din(data)
+        ops.cmd(enter_cmd)
+        ops.cmd(Cmd.PROGRAM).addr(address).delay_adl().din(data)
         ops.cmd(Cmd.PROGRAM_CONFIRM).delay_wb().wait(chip._t_prog)
-        ops.cmd(self._vendor.slc_mode.exit_cmd)
+        ops.cmd(exit_cmd)
         ops.cmd(Cmd.READ_STATUS).delay_whr().dout(1)
         self._end(ops)
         res = chip._run(ops, what)
@@ -495,19 +505,11 @@ class TestMode:
         geo = self._mlc_page(block, page)
         data = chip._check_data(data)
         chip._refuse_bad([block], force, f"MLC program block {block}")
-        what = f"MLC PROGRAM block {block} page {page}"
         mlc = self._vendor.mlc_mode
-        ops = self._begin()
-        ops.cmd(mlc.enter_cmd)
-        ops.cmd(Cmd.PROGRAM).addr(geo.full_address(block, page)).delay_adl().din(data)
-        ops.cmd(Cmd.PROGRAM_CONFIRM).delay_wb().wait(chip._t_prog)
-        ops.cmd(mlc.exit_cmd)
-        ops.cmd(Cmd.READ_STATUS).delay_whr().dout(1)
-        self._end(ops)
-        res = chip._run(ops, what)
-        status = chip._check_status(res, what)
-        busy = _busy_list(res)
-        return OpResult(status, sum(busy), tuple(busy))
+        return self._program_in_mode(
+            mlc.enter_cmd, mlc.exit_cmd, geo.full_address(block, page), data,
+            f"MLC PROGRAM block {block} page {page}",
+        )
 
     def read_mlc(self, block: int, page: int, *, force: bool = False) -> PageRead:
         """READ 00h-30h of one MLC-mode page (page = WL * 2 + page type)."""

@@ -34,12 +34,13 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from nandlab.errors import BenchURLError, TransportError
 from nandlab.ops import Program, Results, decode_results
 from nandlab.profiles import Profile, load_profile
 from nandlab.transport.base import Transport
+from nandlab.transport.url import int_option, query_options
 
 RTL_FORM = "rtl://PROFILE?seed=N&dies=K&sim=verilator|icarus (or rtl://?profile=PATH)"
 MAX_RTL_DIES = 4
@@ -65,18 +66,7 @@ def parse_rtl_url(url: str) -> RtlOptions:
     parts = urlsplit(url)
     if parts.scheme.lower() != "rtl":
         raise BenchURLError(f"'{url}' is not an rtl:// URL: use {RTL_FORM}")
-    try:
-        pairs = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
-    except ValueError:
-        raise BenchURLError(f"bench URL '{url}': malformed query; form: {RTL_FORM}") from None
-    query: dict[str, str] = {}
-    for key, value in pairs:
-        if key not in _KEYS or key in query:
-            raise BenchURLError(
-                f"bench URL '{url}': option '{key}' is unknown or repeated: allowed "
-                f"{', '.join(sorted(_KEYS))}; form: {RTL_FORM}"
-            )
-        query[key] = value
+    query = query_options(url, parts.query, _KEYS, RTL_FORM)
     named = [
         p
         for p in (parts.netloc, parts.path.lstrip("/") and parts.path, query.get("profile", ""))
@@ -91,22 +81,10 @@ def parse_rtl_url(url: str) -> RtlOptions:
         raise BenchURLError(f"bench URL '{url}': sim='{sim}' is not one of {SIMULATORS}")
     return RtlOptions(
         profile=named[0],
-        seed=_int(url, "seed", query.get("seed", "0"), 0, 2**32 - 1),
-        dies=_int(url, "dies", query.get("dies", "1"), 1, MAX_RTL_DIES),
+        seed=int_option(url, "seed", query.get("seed", "0"), 0, 2**32 - 1, RTL_FORM),
+        dies=int_option(url, "dies", query.get("dies", "1"), 1, MAX_RTL_DIES, RTL_FORM),
         sim=sim,
     )
-
-
-def _int(url: str, key: str, value: str, lo: int, hi: int) -> int:
-    try:
-        number = int(value, 10)
-    except ValueError:
-        number = lo - 1
-    if not lo <= number <= hi:
-        raise BenchURLError(
-            f"bench URL '{url}': {key}='{value}' is not an integer in {lo}..{hi}; form: {RTL_FORM}"
-        )
-    return number
 
 
 def repo_root() -> Path:

@@ -59,7 +59,28 @@ def _scheme(url: str) -> str:
     return url.split("://", 1)[0].lower()
 
 
-def _int_option(url: str, key: str, value: str, lo: int, hi: int | None) -> int:
+def query_options(url: str, query: str, allowed: frozenset[str], form: str) -> dict[str, str]:
+    """A bench URL's options; BenchURLError for a malformed query, an option not in
+    `allowed` or one given twice, each message ending with the URL `form`."""
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise BenchURLError(f"bench URL '{url}': malformed query; form: {form}") from None
+    options: dict[str, str] = {}
+    for key, value in pairs:
+        if key not in allowed:
+            raise BenchURLError(
+                f"bench URL '{url}': unknown option '{key}': allowed "
+                f"{', '.join(sorted(allowed))}; form: {form}"
+            )
+        if key in options:
+            raise BenchURLError(f"bench URL '{url}': option '{key}' given twice")
+        options[key] = value
+    return options
+
+
+def int_option(url: str, key: str, value: str, lo: int, hi: int | None, form: str) -> int:
+    """An integer option in lo..hi (hi None: no upper bound); BenchURLError otherwise."""
     try:
         number = int(value, 10)
     except ValueError:
@@ -67,7 +88,7 @@ def _int_option(url: str, key: str, value: str, lo: int, hi: int | None) -> int:
     allowed = f"{lo}..{hi}" if hi is not None else f">= {lo}"
     if number is None or number < lo or (hi is not None and number > hi):
         raise BenchURLError(
-            f"bench URL '{url}': {key}='{value}' is not an integer in {allowed}; form: {SIM_FORM}"
+            f"bench URL '{url}': {key}='{value}' is not an integer in {allowed}; form: {form}"
         )
     return number
 
@@ -79,20 +100,7 @@ def parse_sim_url(url: str) -> SimOptions:
     parts = urlsplit(url)
     if parts.fragment:
         raise BenchURLError(f"bench URL '{url}': no #fragment is allowed; form: {SIM_FORM}")
-    try:
-        pairs = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
-    except ValueError:
-        raise BenchURLError(f"bench URL '{url}': malformed query; form: {SIM_FORM}") from None
-    query: dict[str, str] = {}
-    for key, value in pairs:
-        if key not in _SIM_KEYS:
-            raise BenchURLError(
-                f"bench URL '{url}': unknown option '{key}': allowed "
-                f"{', '.join(sorted(_SIM_KEYS))}; form: {SIM_FORM}"
-            )
-        if key in query:
-            raise BenchURLError(f"bench URL '{url}': option '{key}' given twice")
-        query[key] = value
+    query = query_options(url, parts.query, _SIM_KEYS, SIM_FORM)
 
     host_profile = parts.netloc
     path_profile = parts.path if parts.path not in ("", "/") else ""
@@ -115,11 +123,13 @@ def parse_sim_url(url: str) -> SimOptions:
         raise BenchURLError(f"bench URL '{url}': state= needs a folder; form: {SIM_FORM}")
     return SimOptions(
         profile=named[0],
-        seed=_int_option(url, "seed", query.get("seed", "0"), 0, None),
-        dies=_int_option(url, "dies", query.get("dies", "1"), 1, MAX_SIM_DIES),
+        seed=int_option(url, "seed", query.get("seed", "0"), 0, None, SIM_FORM),
+        dies=int_option(url, "dies", query.get("dies", "1"), 1, MAX_SIM_DIES, SIM_FORM),
         fresh=fresh == "1",
         state=Path(state).expanduser() if state else None,
-        corrupt_param=_int_option(url, "corrupt_param", query.get("corrupt_param", "0"), 0, 3),
+        corrupt_param=int_option(
+            url, "corrupt_param", query.get("corrupt_param", "0"), 0, 3, SIM_FORM
+        ),
     )
 
 

@@ -39,7 +39,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from nandlab.boards import Board, FpgaController, load_board
 from nandlab.errors import BenchURLError, TransportError, UsageError
@@ -55,6 +55,7 @@ from nandlab.ops._generated import SPEC_VERSION
 from nandlab.profiles import Profile, load_profile
 from nandlab.regs import ID_MAGIC, REG
 from nandlab.transport.base import Transport
+from nandlab.transport.url import query_options
 
 XDMA_FORM = ("xdma:///dev/xdmaN?board=NAME|PATH&profile=NAME|PATH[&channel=N][&timeout_s=S] "
              "(e.g. xdma:///dev/xdma0?board=kc705-onfi&profile=mlc-64l)")
@@ -89,18 +90,7 @@ def parse_xdma_url(url: str) -> XdmaOptions:
         raise BenchURLError(f"'{url}' is not an xdma:// URL: use {XDMA_FORM}")
     if parts.netloc or not parts.path.startswith("/dev/xdma"):
         raise BenchURLError(f"bench URL '{url}' names no /dev/xdmaN device; form: {XDMA_FORM}")
-    try:
-        pairs = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
-    except ValueError:
-        raise BenchURLError(f"bench URL '{url}': malformed query; form: {XDMA_FORM}") from None
-    query: dict[str, str] = {}
-    for key, value in pairs:
-        if key not in _KEYS:
-            raise BenchURLError(f"bench URL '{url}': unknown option '{key}': allowed "
-                                f"{', '.join(sorted(_KEYS))}; form: {XDMA_FORM}")
-        if key in query:
-            raise BenchURLError(f"bench URL '{url}': option '{key}' given twice")
-        query[key] = value
+    query = query_options(url, parts.query, _KEYS, XDMA_FORM)
     if not query.get("board"):
         raise BenchURLError(f"bench URL '{url}' names no board (board=...); form: {XDMA_FORM}")
     channel = query.get("channel", "0")

@@ -13,9 +13,10 @@ monitor and temperature controller with the bench).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from nandlab.errors import BenchURLError
+from nandlab.transport.url import query_options
 
 FTDI_FORM = (
     "ftdi://[vendor][:product[:serial|:bus:addr|:index]]/interface?board=NAME|PATH"
@@ -54,20 +55,7 @@ def parse_ftdi_url(url: str) -> FtdiOptions:
         raise BenchURLError(f"'{url}' is not an ftdi:// URL: use {FTDI_FORM}")
     if parts.fragment:
         raise BenchURLError(f"bench URL '{url}': no #fragment is allowed; form: {FTDI_FORM}")
-    try:
-        pairs = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
-    except ValueError:
-        raise BenchURLError(f"bench URL '{url}': malformed query; form: {FTDI_FORM}") from None
-    query: dict[str, str] = {}
-    for key, value in pairs:
-        if key not in _KEYS:
-            raise BenchURLError(
-                f"bench URL '{url}': unknown option '{key}': allowed {', '.join(sorted(_KEYS))}; "
-                f"form: {FTDI_FORM}"
-            )
-        if key in query:
-            raise BenchURLError(f"bench URL '{url}': option '{key}' given twice")
-        query[key] = value
+    query = query_options(url, parts.query, _KEYS, FTDI_FORM)
     path = parts.path.strip("/")
     if not path.isdigit() or int(path) not in (1, 2):
         raise BenchURLError(
