@@ -5,8 +5,8 @@ features, erase, program, read, pattern program + compare, a timeout, a
 malformed program) runs on both benches with dies of the same profile and
 seed; DATA / ERRCNT / ERROR records must be byte-identical and BUSY times
 within one controller clock. Then the chip layer itself runs on `rtl://`.
-One simulation serves the whole module (Verilator; RTL build cached in
-hw/tb/build/).
+One simulation per simulator (Verilator, Icarus) serves the module's tests;
+the RTL builds are cached in hw/tb/build/.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ PROFILE = REPO / "hw" / "tb" / "common" / "slc-tb-tiny.yaml"
 SEED = 5
 
 
-@pytest.fixture(scope="module")
-def benches() -> Iterator[tuple[RtlTransport, SimTransport]]:
-    rtl = open_rtl(f"rtl://?profile={PROFILE}&seed={SEED}")
+@pytest.fixture(scope="module", params=["verilator", "icarus"])
+def benches(request: pytest.FixtureRequest) -> Iterator[tuple[RtlTransport, SimTransport]]:
+    rtl = open_rtl(f"rtl://?profile={PROFILE}&seed={SEED}&sim={request.param}")
     sim = SimTransport(str(PROFILE), seed=SEED, persist=False)
     try:
         yield rtl, sim

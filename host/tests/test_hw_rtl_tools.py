@@ -67,12 +67,26 @@ def test_yosys_synthesizes(top: str) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
 
 
-def test_icarus_compiles_core_and_fifo_packer() -> None:
-    # Icarus 11 cannot compile the generated CSR block (docs/fpga.md); everything else it can.
-    for top, files in (("nandlab_core", CORE), ("nandlab_fifo_packer", ["nandlab_fifo_packer.sv"]),
-                       ("nandlab_axis_64to32", ["nandlab_axis_64to32.sv"]),
-                       ("nandlab_axis_32to64", ["nandlab_axis_32to64.sv"])):
-        res = run([tool("iverilog"), "-g2012", "-s", top, "-o", "/dev/null", *files])
+# Icarus 11 notes that it makes an always_comb sensitive to a whole struct when
+# the block reads one member of it (the generated CSR block does, nandlab.hwgen.regs),
+# and that an always_comb driving a constant has nothing to wait on. Neither
+# changes what the block computes; any other message fails the test.
+ICARUS_BENIGN = (
+    "sorry: constant selects in always_* processes are not currently supported",
+    "warning: always_comb process has no sensitivities",
+)
+
+
+@pytest.mark.parametrize("top", sorted(TOPS))
+def test_icarus_compiles_every_top(top: str) -> None:
+    res = run([tool("iverilog"), "-g2012", "-s", top, "-o", "/dev/null", *TOPS[top]])
+    messages = [m for m in res.stderr.splitlines() if not any(b in m for b in ICARUS_BENIGN)]
+    assert res.returncode == 0 and not messages, res.stderr
+
+
+def test_icarus_helpers_compile_alone() -> None:
+    for top in ("nandlab_fifo_packer", "nandlab_axis_64to32", "nandlab_axis_32to64"):
+        res = run([tool("iverilog"), "-g2012", "-s", top, "-o", "/dev/null", f"{top}.sv"])
         assert res.returncode == 0 and not res.stderr, res.stderr
 
 

@@ -1,9 +1,8 @@
 // nandlab_core: ONFI controller datapath without the CSR block.
 //
 // Sequencer, PHY, timing selection and R/B# synchronisers, with the CSR
-// values as plain ports. nandlab_ctrl adds the generated CSR block; this
-// module is what Icarus 11 simulates, since Icarus 11 cannot compile the
-// generated block (docs/fpga.md).
+// values as plain ports. nandlab_ctrl adds the generated CSR block; a top
+// without CSRs (or with CSRs of its own) can use this module directly.
 //
 // Clock / reset: clk, rst (active-high, synchronous).
 `default_nettype none

@@ -8,6 +8,10 @@
 // register bit resets the core (not the CSRs) for one cycle.
 `default_nettype none
 
+`ifndef YOSYS
+import nandlab_regs_pkg::*;  // see `NANDLAB_REGS_T in nandlab_regs_pkg.sv
+`endif
+
 module nandlab_ctrl #(
     parameter int NUM_CE = 4,             // chip enables (1..8)
     parameter int CLK_PERIOD_PS = 10000   // core clock period: 10000, 8000 or 5000
@@ -56,8 +60,8 @@ module nandlab_ctrl #(
     output wire [7:0]        nand_dq_o,
     output wire              nand_dq_oe
 );
-    nandlab_regs_pkg::nandlab_regs__in_t  hwif_in;
-    nandlab_regs_pkg::nandlab_regs__out_t hwif_out;
+    `NANDLAB_REGS_T(nandlab_regs__in_t)  hwif_in;
+    `NANDLAB_REGS_T(nandlab_regs__out_t) hwif_out;
 
     /* verilator lint_off UNUSEDSIGNAL */
     // the CSR block decodes the low 7 address bits only

@@ -247,4 +247,14 @@ package nandlab_regs_pkg;
     } nandlab_regs__out_t;
 endpackage
 
+// Register interface struct types, named as each tool can read them: a file
+// writes `NANDLAB_REGS_T(t) and imports the package unless YOSYS is defined
+// (Icarus 11 aborts on qualified nested struct types, Yosys resolves no
+// imported type in a port list; see nandlab.hwgen.regs).
+`ifdef YOSYS
+`define NANDLAB_REGS_T(t) nandlab_regs_pkg::t
+`else
+`define NANDLAB_REGS_T(t) t
+`endif
+
 `default_nettype wire

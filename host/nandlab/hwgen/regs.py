@@ -1,7 +1,8 @@
 """Register map generator: hw/regs/nandlab_regs.rdl -> RTL, C header, Python map.
 
-The RTL comes from peakrdl-regblock (AXI4-Lite, flattened bus ports), then two
-mechanical rewrites make it SystemVerilog that Verilator 5 and Yosys 0.23 read:
+The RTL comes from peakrdl-regblock (AXI4-Lite, flattened bus ports), then
+mechanical rewrites make it SystemVerilog that Verilator 5, Icarus 11 and
+Yosys 0.23 all read:
 
 1. `struct {` becomes `struct packed {`: Yosys 0.23 ("Only PACKED supported")
    rejects unpacked structs; every hwif / storage member is a packed vector,
@@ -9,12 +10,15 @@ mechanical rewrites make it SystemVerilog that Verilator 5 and Yosys 0.23 read:
 2. `automatic logic x;` inside always_comb becomes `logic x;`: Yosys 0.23 does
    not parse an explicit variable lifetime; each such variable is assigned at
    the top of its block before any use, so it stays combinational.
-
-Icarus 11 still cannot compile the block (see docs/fpga.md): it aborts
-(elab_type.cc:86 "failed assertion scope") on a port typed with a package
-struct, and rejects continuous assignments to struct members ("Net
-hwif_out.X.Y.value is not defined"). The CSR block is therefore kept out of
-nandlab_core, which Icarus simulates; nandlab_ctrl adds it.
+3. `assign hwif_out.R.F.value = ...;` becomes `always_comb hwif_out.R.F.value
+   = ...;`: Icarus 11 rejects a continuous assignment to a struct member ("Net
+   hwif_out.X.Y.value is not defined") but takes a procedural one. Each field
+   is still driven by exactly one process.
+4. Package struct types are written `NANDLAB_REGS_T(name)` (a macro the
+   package file defines): imported names in Icarus, which aborts on a
+   package-qualified nested struct type (elab_type.cc:86 "failed assertion
+   scope"), qualified names in Yosys, which resolves no imported type in a
+   port list. Verilator and Vivado take the import.
 """
 
 from __future__ import annotations
@@ -29,6 +33,27 @@ RDL = REPO / "hw" / "regs" / "nandlab_regs.rdl"
 RTL_DIR = REPO / "hw" / "rtl"
 C_HEADER = REPO / "firmware" / "include" / "nandlab_regs.h"
 PY_MAP = REPO / "host" / "nandlab" / "regs" / "_generated.py"
+MODULE = "nandlab_regs"
+PKG = "nandlab_regs_pkg"
+# How a file names the package's struct types. Icarus 11 aborts on a
+# package-qualified nested struct type, so it gets them imported; Yosys (0.23
+# and still 0.70) resolves no imported type in a port list, so it gets them
+# qualified. `YOSYS` is predefined by Yosys's read_verilog.
+TYPE_MACRO = f"""
+// Register interface struct types, named as each tool can read them: a file
+// writes `NANDLAB_REGS_T(t) and imports the package unless YOSYS is defined
+// (Icarus 11 aborts on qualified nested struct types, Yosys resolves no
+// imported type in a port list; see nandlab.hwgen.regs).
+`ifdef YOSYS
+`define NANDLAB_REGS_T(t) {PKG}::t
+`else
+`define NANDLAB_REGS_T(t) t
+`endif
+"""
+IMPORT = f"""`ifndef YOSYS
+import {PKG}::*;
+`endif
+"""
 BANNER = "generated from hw/regs/nandlab_regs.rdl by nandlab.hwgen.regs, do not edit"
 
 
@@ -47,6 +72,10 @@ def _plain_sv(module: str, pkg: str) -> tuple[str, str]:
     pkg = pkg.replace("struct {", "struct packed {")
     module = module.replace("struct {", "struct packed {")
     module = re.sub(r"^(\s*)automatic logic", r"\1logic", module, flags=re.M)
+    module = re.sub(rf"\b{PKG}::(\w+)", r"`NANDLAB_REGS_T(\1)", module)
+    module = module.replace(f"module {MODULE} (", f"{IMPORT}\nmodule {MODULE} (", 1)
+    module = re.sub(r"^(\s*)assign (hwif_out\.\S+) = ", r"\1always_comb \2 = ", module, flags=re.M)
+    pkg = pkg.replace("endpackage\n", f"endpackage\n{TYPE_MACRO}", 1)
     return module, pkg
 
 
