@@ -131,6 +131,52 @@ def test_cycled_rber_is_nonzero_and_ordered() -> None:
     assert max(rates.values()) < 3e-4, rates  # paper: < 1.5e-4; 8e5 bits a rate here
 
 
+def _reproduce_module():  # type: ignore[no-untyped-def]
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "characterization" / "mcflash"))
+    import reproduce  # type: ignore[import-not-found]
+
+    return reproduce
+
+
+def test_shadow_order_programs_msb_after_the_string_neighbours_lsb() -> None:
+    order = _reproduce_module().shadow_order(10, 4)
+    assert sorted(order) == [(wl, pt) for wl in range(10) for pt in (0, 1)]
+    pos = {p: i for i, p in enumerate(order)}
+    for wl in range(10):
+        assert pos[(wl, 0)] < pos[(wl, 1)]
+        if wl + 4 < 10:
+            assert pos[(wl + 4, 0)] < pos[(wl, 1)]
+
+
+def test_retention_hits_not_hardest() -> None:
+    """Fig. 6: after 1 year at 10K P/E, NOT (every cell at the L2|L3 edge, half of them
+    L3, the state that shifts most) errs more than OR; XNOR (OR's edges plus L0|L1) at
+    least as much as OR; AND (L0|L1 only) least. Operands in the MLC page order."""
+    rep = _reproduce_module()
+    with open_bench("sim://mlc-64l?seed=5&fresh=1") as bench:
+
+        class Rows:
+            def append(self, rows: list[object]) -> None:
+                self.rows = rows
+
+        b = rep.Bench(bench, "mlc-64l", Rows())
+        pair, notl = b.fill(10000, 8), b.fill(10000, 8, lsb_zero=True)
+        bench.bake(b.chip.profile.physics.reference_temp_C, 8760.0)
+        rates = {}
+        for op, wls in (("AND", pair), ("OR", pair), ("XNOR", pair), ("NOT", notl)):
+            w = Rows()
+            b.w = w
+            b.measure("t", wls, (op,))
+            rates[op] = sum(r["errors_0to1"] + r["errors_1to0"] for r in w.rows) / sum(
+                r["bits"] for r in w.rows)
+    assert rates["NOT"] > 1.15 * rates["OR"], rates
+    assert rates["XNOR"] >= rates["OR"] * 0.99, rates
+    assert rates["AND"] < 0.1 * rates["OR"], rates
+
+
 def test_fresh_blocks_have_a_zero_error_window_for_or() -> None:
     """Fig. 7: with VREF0 in the L1|L2 gap a fresh block reads OR without error; at V_OFF = 0
     every L1 cell is wrong (~25 % of random data)."""

@@ -322,5 +322,31 @@ def test_erased_read_shortcut_bounds_hold(mlc: Profile, pec: int, age_h: float, 
     rtn = ph.laplace_table(1, 0, n).astype(np.float64)
     d = np.maximum(x - c.x0_mV, 0.0)
     eff = x - c.ret_mean * d - c.ret_dev * pers * np.sqrt(d) + c.rtn_per_unit * rtn
-    eff += c.rd_per_mV * np.maximum(c.vpass_mV - x, 0.0)
+    eff += c.ret_rise * np.maximum(c.x0_mV - x, 0.0) + c.rd_per_mV * np.maximum(c.vpass_mV - x, 0.0)
     assert lo < eff.min() and eff.max() < hi
+
+
+@pytest.mark.parametrize("ratio", [0.0, 1.5])
+def test_cells_below_the_neutral_vth_drift_up_with_age(mlc: Profile, ratio: float) -> None:
+    """physics.retention_rise_ratio: erased cells climb toward x0 as the WL ages (so more of
+    the erased tail crosses a reference just above it); at 0 they never gain charge."""
+    assert mlc.physics.retention_rise_ratio > 0  # the MCFlash profile uses it (Fig. 6)
+    phys = mlc.physics.model_copy(update={"retention_rise_ratio": ratio})
+    prof = mlc.model_copy(update={"physics": phys})
+    a = CellArray(prof, seed=4)
+    a.add_wear(1, 10000)
+    a.erase(1)
+    ones = np.full(page_bytes(prof), 0xFF, np.uint8)  # every cell stays in L0
+    a.program(1, 0, {0: ones, 1: ones}, False)
+    ref = -700.0  # the upper tail of a 10K P/E erased state
+
+    def above() -> int:
+        return int(prof.geometry.cells_per_wl - np.unpackbits(a.sense(1, 0, ref, False)).sum())
+
+    fresh = above()
+    a.bake(phys.reference_temp_C, 8760.0)
+    aged = above()
+    if ratio:
+        assert aged > 1.3 * fresh > 0
+    else:
+        assert aged <= fresh * 1.05 + 5

@@ -354,6 +354,12 @@ class Physics(_Strict):
     retention_km: float = 4e-6
     retention_t0_h: float = 1.0
     retention_x0_mV: float = Field(description="Vth below which no retention loss")
+    retention_rise_ratio: float = Field(
+        default=0.0,
+        ge=0,
+        description="cells below x0 gain ratio x Kd's mean rate per mV below it "
+        "(x0 as a neutral Vth the erased state drifts up to); 0 = no gain",
+    )
     retention_pec_floor: float = Field(default=100.0, ge=0, description="N used when N is small")
     rtn_kr_mV: float = Field(ge=0, description="RTN Laplacian scale = kr * sqrt(N)")
     rtn_floor_mV: float = Field(ge=0, description="RTN scale of a fresh cell")

@@ -401,6 +401,7 @@ class CellArray:
             c.x0_mV,
             c.ret_mean,
             c.ret_dev,
+            c.ret_rise,
             c.rd_per_mV,
             c.vpass_mV,
             c.rtn_per_unit,
@@ -420,7 +421,8 @@ class CellArray:
         erase, wear), its P/E count and the sense coefficients, which carry the retention
         age and the read-disturb count. A sweep of one WL pays the drift once; every
         sensing still draws fresh RTN."""
-        key = (blk.version, blk.pec, c.x0_mV, c.ret_mean, c.ret_dev, c.rd_per_mV, c.vpass_mV)
+        key = (blk.version, blk.pec, c.x0_mV, c.ret_mean, c.ret_dev, c.ret_rise, c.rd_per_mV,
+               c.vpass_mV)
         hit = self._drift.get((block, wl))
         if hit is not None and hit[0] == key:
             return hit[1]
@@ -432,7 +434,8 @@ class CellArray:
         else:
             out = np.empty(self._cells, dtype=np.float32)
         vth, pers = cells()
-        drift_kernel(vth, pers, out, c.x0_mV, c.ret_mean, c.ret_dev, c.rd_per_mV, c.vpass_mV)
+        drift_kernel(vth, pers, out, c.x0_mV, c.ret_mean, c.ret_dev, c.ret_rise, c.rd_per_mV,
+                     c.vpass_mV)
         self._drift[(block, wl)] = (key, out)
         return out
 
@@ -483,7 +486,8 @@ class CellArray:
                 pers = ph.personality(self.seed, self.chip, block, wl, cells)
             c = ph.sense_coefficients(self._phys, blk.pec, age, others)
             drift_kernel(
-                vth, pers, drifted[r], c.x0_mV, c.ret_mean, c.ret_dev, c.rd_per_mV, c.vpass_mV
+                vth, pers, drifted[r], c.x0_mV, c.ret_mean, c.ret_dev, c.ret_rise, c.rd_per_mV,
+                c.vpass_mV
             )
             offs[r] = int(self._noise.integers(0, self._rtn_size - cells + 1))
             scale[r] = c.rtn_per_unit

@@ -28,21 +28,24 @@ def sense_kernel(
     x0_mV: float,
     ret_mean: float,
     ret_dev: float,
+    ret_rise: float,
     rd_per_mV: float,
     vpass_mV: float,
     rtn_per_unit: float,
 ) -> None:
     """out[i] = Vth_eff[i] < ref_mV (the cell conducts).
 
-    Vth_eff = x - retention + read_disturb + rtn, with x the stored Vth (mV):
+    Vth_eff = x - retention + rise + read_disturb + rtn, with x the stored Vth (mV):
     retention = max(ret_mean * d + ret_dev * personality * sqrt(d), 0), d = max(x - x0, 0)
-    (charge only leaves a cell: a tight cell loses nothing, it never gains);
+    (charge only leaves a programmed cell: a tight cell loses nothing, it never gains);
+    rise = ret_rise * max(x0 - x, 0) (a cell below x0 drifts up toward it);
     read_disturb = rd_per_mV * max(vpass - x, 0); rtn = rtn_per_unit * table slice.
     """
     ref = np.float32(ref_mV)
     x0 = np.float32(x0_mV)
     rm = np.float32(ret_mean)
     rdev = np.float32(ret_dev)
+    rr = np.float32(ret_rise)
     rd = np.float32(rd_per_mV)
     vp = np.float32(vpass_mV)
     rs = np.float32(rtn_per_unit)
@@ -51,7 +54,7 @@ def sense_kernel(
         x = np.float32(vth[i])
         d = max(x - x0, zero)
         loss = max(rm * d + rdev * np.float32(personality[i]) * np.sqrt(d), zero)
-        eff = x - loss + rd * max(vp - x, zero) + rs * np.float32(rtn[i])
+        eff = x - loss + rr * max(x0 - x, zero) + rd * max(vp - x, zero) + rs * np.float32(rtn[i])
         out[i] = eff < ref
 
 
@@ -63,14 +66,16 @@ def drift_kernel(
     x0_mV: float,
     ret_mean: float,
     ret_dev: float,
+    ret_rise: float,
     rd_per_mV: float,
     vpass_mV: float,
 ) -> None:
-    """out[i] = x - retention + read_disturb (float32): the deterministic part of
+    """out[i] = x - retention + rise + read_disturb (float32): the deterministic part of
     sense_kernel's Vth_eff, the same terms in the same order."""
     x0 = np.float32(x0_mV)
     rm = np.float32(ret_mean)
     rdev = np.float32(ret_dev)
+    rr = np.float32(ret_rise)
     rd = np.float32(rd_per_mV)
     vp = np.float32(vpass_mV)
     zero = np.float32(0.0)
@@ -78,7 +83,7 @@ def drift_kernel(
         x = np.float32(vth[i])
         d = max(x - x0, zero)
         loss = max(rm * d + rdev * np.float32(personality[i]) * np.sqrt(d), zero)
-        out[i] = x - loss + rd * max(vp - x, zero)
+        out[i] = x - loss + rr * max(x0 - x, zero) + rd * max(vp - x, zero)
 
 
 @njit(cache=True, fastmath=True)

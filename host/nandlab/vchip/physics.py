@@ -16,7 +16,10 @@ Retention follows Dong, Li and Zhang's MLC channel model: for a cell at Vth x
 Ks*Kd*N^0.5*ln(1+t/t0)*(x-x0) and variance Ks*Km*N^0.6*ln(1+t/t0)*(x-x0).
 The per-cell deviation is static: it is the cell's stored personality, so a
 leaky cell stays leaky across reads. A cell's loss is clamped at zero: retention
-removes charge, it never adds any.
+removes charge, it never adds any. A profile may also let cells below x0 drift up
+toward it (physics.retention_rise_ratio, default 0): x0 then acts as the neutral
+Vth that erased cells approach (hole de-trapping, charge spreading from programmed
+neighbours) while programmed cells leave it.
 """
 
 from __future__ import annotations
@@ -206,7 +209,8 @@ def erased_eff_bounds(phys: Physics, erase_count: int, c: SenseCoefficients) -> 
     d_hi = max(x_hi - c.x0_mV, 0.0)
     dev = c.ret_dev * 127 * math.sqrt(d_hi)
     rtn = c.rtn_per_unit * 32767
-    hi = x_hi + dev + c.rd_per_mV * max(c.vpass_mV - x_lo, 0.0) + rtn
+    hi = (x_hi + dev + c.ret_rise * max(c.x0_mV - x_lo, 0.0)
+          + c.rd_per_mV * max(c.vpass_mV - x_lo, 0.0) + rtn)
     lo = x_lo - c.ret_mean * d_hi - dev + c.rd_per_mV * max(c.vpass_mV - x_hi, 0.0) - rtn
     return lo - 1.0, hi + 1.0  # margin for float32 rounding in the kernel
 
@@ -271,6 +275,7 @@ class SenseCoefficients:
     x0_mV: float  # retention: no loss below this Vth
     ret_mean: float  # retention mean loss per mV above x0
     ret_dev: float  # retention deviation per sqrt(mV above x0) per personality unit
+    ret_rise: float  # retention gain per mV below x0 (physics.retention_rise_ratio x ret_mean)
     rd_per_mV: float  # read-disturb gain per mV below vpass
     vpass_mV: float
     rtn_per_unit: float  # RTN mV per Laplace table unit
@@ -297,6 +302,7 @@ def sense_coefficients(
         x0_mV=phys.retention_x0_mV,
         ret_mean=ret_mean,
         ret_dev=ret_dev,
+        ret_rise=ret_mean * phys.retention_rise_ratio,
         rd_per_mV=rd_mV / phys.vpass_mV,
         vpass_mV=phys.vpass_mV,
         rtn_per_unit=rtn_mV / RTN_TABLE_ONE,
