@@ -344,7 +344,12 @@ def fig6_checks(f6: Mapping[tuple[int, str, str], tuple[int, int]]) -> list[tupl
     out.append((f"RBER grows with P/E ({FIG6_PEC[-1]} >= {FIG6_PEC[1]} at every age)", grows_p))
     worst = all(min(rate(p, last, "NOT"), rate(p, last, "XNOR")) > rate(p, last, "OR")
                 for p in FIG6_PEC[1:])
-    out.append(("NOT and XNOR worst after 1 year (above OR), every P/E > 0", worst))
+    ratios = ", ".join(
+        f"{p}: NOT {rate(p, last, 'NOT') / max(rate(p, last, 'OR'), 1e-30):.2f}x, "
+        f"XNOR {rate(p, last, 'XNOR') / max(rate(p, last, 'OR'), 1e-30):.2f}x"
+        for p in FIG6_PEC[1:])
+    out.append((f"NOT and XNOR worst after 1 year (above OR), every P/E > 0 ({ratios} OR)",
+                worst))
     best = all(rate(p, last, "AND") <= min(rate(p, last, o) for o in OPS)
                for p in FIG6_PEC[1:])
     out.append(("AND best after 1 year, every P/E > 0", best))
