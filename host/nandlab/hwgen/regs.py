@@ -68,14 +68,25 @@ def _compile():
     return rdlc.elaborate()
 
 
+def _rewrite(pattern: str, repl: str, text: str, what: str, flags: int = 0) -> str:
+    """re.subn that fails when nothing matched: a newer peakrdl-regblock whose output
+    no longer fits a rewrite must stop the generator, not slip through unchanged."""
+    out, n = re.subn(pattern, repl, text, flags=flags)
+    if n == 0:
+        raise RuntimeError(f"hwgen regs: rewrite '{what}' matched nothing in the regblock output")
+    return out
+
+
 def _plain_sv(module: str, pkg: str) -> tuple[str, str]:
-    pkg = pkg.replace("struct {", "struct packed {")
-    module = module.replace("struct {", "struct packed {")
-    module = re.sub(r"^(\s*)automatic logic", r"\1logic", module, flags=re.M)
-    module = re.sub(rf"\b{PKG}::(\w+)", r"`NANDLAB_REGS_T(\1)", module)
-    module = module.replace(f"module {MODULE} (", f"{IMPORT}\nmodule {MODULE} (", 1)
-    module = re.sub(r"^(\s*)assign (hwif_out\.\S+) = ", r"\1always_comb \2 = ", module, flags=re.M)
-    pkg = pkg.replace("endpackage\n", f"endpackage\n{TYPE_MACRO}", 1)
+    pkg = _rewrite(r"struct \{", "struct packed {", pkg, "packed structs (package)")
+    module = _rewrite(r"struct \{", "struct packed {", module, "packed structs (module)")
+    module = _rewrite(r"^(\s*)automatic logic", r"\1logic", module, "automatic", re.M)
+    module = _rewrite(rf"\b{PKG}::(\w+)", r"`NANDLAB_REGS_T(\1)", module, "package types")
+    module = _rewrite(rf"^module {MODULE} \(", f"{IMPORT}\nmodule {MODULE} (", module,
+                      "package import", re.M)
+    module = _rewrite(r"^(\s*)assign (hwif_out\.\S+) = ", r"\1always_comb \2 = ", module,
+                      "hwif_out assigns", re.M)
+    pkg = _rewrite(r"^endpackage\n", f"endpackage\n{TYPE_MACRO}", pkg, "type macro", re.M)
     return module, pkg
 
 
