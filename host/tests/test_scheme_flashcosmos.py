@@ -242,3 +242,28 @@ def test_mlc_mode_needs_the_profile_section():
     chip.identify()
     with pytest.raises(UnsupportedCapability, match="mlc_mode"):
         TestMode(chip, allow_test_mode=True).read_mlc(2, 0)
+
+
+@pytest.mark.parametrize("nblocks", [1, 2, 4])
+def test_plan_energy_follows_the_die_current_log(fc, nblocks):
+    """A plan's MWS energy uses the multi-block read current the die logs (Fig. 14), and a
+    latch XOR the idle current: plan energy == the die's logged energy over R/B# low."""
+    from nandlab.schemes.base import chip_op
+
+    f, _ = fc
+    die = f.chip.transport.dies[0]
+    res = f.nor([(b, 0) for b in BLOCKS[:nblocks]])
+    kinds = [k for k, _, _ in res.ops]
+    assert kinds == ["mws", "latch", "xor"], kinds
+    # the latch XOR was the last busy period
+    t1 = die._rdy_until
+    xor = chip_op(f.chip.profile, "xor", "x", res.ops[-1][1])
+    assert xor.energy_uJ == pytest.approx(die.energy_nJ(t1 - die.last_busy_ns, t1) / 1000.0)
+    res = f.or_([(b, 0) for b in BLOCKS[:nblocks]])
+    ((kind, busy_ns, blocks),) = res.ops
+    assert (kind, blocks) == ("mws", nblocks)
+    t1 = die._rdy_until
+    op = chip_op(f.chip.profile, "mws", "m", busy_ns, 1, blocks=blocks)
+    assert op.energy_uJ == pytest.approx(die.energy_nJ(t1 - die.last_busy_ns, t1) / 1000.0)
+    read = chip_op(f.chip.profile, "mws", "m", busy_ns, 1, blocks=1)
+    assert (op.energy_uJ > 1.3 * read.energy_uJ) == (nblocks > 1)

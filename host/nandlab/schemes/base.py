@@ -40,8 +40,6 @@ if TYPE_CHECKING:
 CURRENT_OF_KIND = {
     "read": "read_mA",
     "soft_bit_read": "read_mA",
-    "latch": "read_mA",
-    "mws": "read_mA",
     "copyback": "program_mA",
     "program": "program_mA",
     "erase": "erase_mA",
@@ -168,30 +166,48 @@ ARRAY_READ_KINDS = ("read", "soft_bit_read")
 current follows the die's read model (`nandlab.vchip.power.read_current`)."""
 
 
-def energy_uJ(profile: Profile, kind: str, busy_us: float) -> float:
-    """Supply energy of an operation from the profile's current for its kind (µJ).
+def energy_uJ(
+    profile: Profile, kind: str, busy_us: float, sensings: int = 0, blocks: int = 1
+) -> float:
+    """Supply energy of an operation from the profile's currents (µJ), as the virtual die's
+    current log draws them.
 
-    Array reads use the same current model as the virtual die's current log
-    (`nandlab.vchip.power.read_current`: the read setup current over t_read_base_us when the
-    profile gives one, then read_mA); other kinds draw their phase current throughout.
+    Array reads: the read setup current over t_read_base_us when the profile gives one, then
+    read_mA (`nandlab.vchip.power.read_current`). An MWS over `blocks` blocks: the
+    multi-block read current (`nandlab.vchip.testmode.mws_current_mA`) throughout. A
+    latch-sequenced run: read_mA for its `sensings` sensings of t_sense_us each, idle
+    current for the latch steps between them. A latch XOR: idle current. Other kinds draw
+    their phase current throughout.
     """
     from nandlab.vchip.power import read_energy_uJ
+    from nandlab.vchip.testmode import mws_current_mA
 
+    pw = profile.power
     if kind in ARRAY_READ_KINDS:
         setup_ns = round(profile.timing.t_read_base_us * 1000)
-        return read_energy_uJ(profile.power, round(busy_us * 1000), setup_ns)
+        return read_energy_uJ(pw, round(busy_us * 1000), setup_ns)
+    if kind == "mws":
+        mA = mws_current_mA(profile, max(blocks, 1))
+        return mA * pw.vcc_V * busy_us / 1000.0
+    if kind == "latch":
+        sense_us = min(sensings * profile.timing.t_sense_us, busy_us)
+        return (pw.read_mA * sense_us + pw.idle_mA * (busy_us - sense_us)) * pw.vcc_V / 1000.0
+    if kind == "xor":
+        return pw.idle_mA * pw.vcc_V * busy_us / 1000.0
     attr = CURRENT_OF_KIND.get(kind)
     if attr is None:
         return 0.0
-    return float(getattr(profile.power, attr)) * profile.power.vcc_V * busy_us / 1000.0
+    return float(getattr(pw, attr)) * pw.vcc_V * busy_us / 1000.0
 
 
 def chip_op(
     profile: Profile, kind: str, what: str, busy_ns: int, sensings: int = 0, **detail: Any
 ) -> ChipOp:
-    """A ChipOp from a busy time in ns, with its energy estimated from the profile."""
+    """A ChipOp from a busy time in ns, with its energy estimated from the profile
+    (`detail["blocks"]`: blocks an MWS activates)."""
     busy_us = busy_ns / 1000.0
-    return ChipOp(kind, what, sensings, busy_us, energy_uJ(profile, kind, busy_us), detail)
+    energy = energy_uJ(profile, kind, busy_us, sensings, int(detail.get("blocks", 1)))
+    return ChipOp(kind, what, sensings, busy_us, energy, detail)
 
 
 def unpack_bits(data: bytes, nbits: int) -> np.ndarray:

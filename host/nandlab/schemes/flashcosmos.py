@@ -57,15 +57,16 @@ class FcResult:
     """Result bits (packed, page data area) and the chip operations behind them."""
 
     data: bytes
-    ops: list[tuple[str, int]] = field(default_factory=list)  # (kind, busy ns)
+    # (kind, busy ns, blocks activated: MWS only, else 0)
+    ops: list[tuple[str, int, int]] = field(default_factory=list)
 
     @property
     def busy_ns(self) -> int:
-        return sum(b for _, b in self.ops)
+        return sum(b for _, b, _ in self.ops)
 
     @property
     def sensings(self) -> int:
-        return sum(1 for k, _ in self.ops if k == "mws")
+        return sum(1 for k, _, _ in self.ops if k == "mws")
 
     def bits(self) -> np.ndarray:
         return np.unpackbits(np.frombuffer(self.data, np.uint8), bitorder="little")
@@ -136,7 +137,7 @@ class FlashCosmos:
 
     def _mws(self, res: FcResult, groups: list[tuple[int, list[int]]], **kw: bool) -> bytes:
         r = self.tm.mws(groups, **kw)
-        res.ops.append(("mws", r.busy_ns))
+        res.ops.append(("mws", r.busy_ns, len({b for b, _ in groups})))
         return r.data[: self.page_bytes]
 
     def _check(self, operands: Sequence[Operand]) -> None:
@@ -228,9 +229,9 @@ class FlashCosmos:
     def _invert_c_latch(self, res: FcResult, block: int) -> bytes:
         """OUT = NOT OUT: A = 1 (latch init), then the latch XOR."""
         run = self.tm.latch_run(block, 0, [init_l1()], read=None, slc=True)
-        res.ops.append(("latch", run.busy_ns))
+        res.ops.append(("latch", run.busy_ns, 0))
         r = self.tm.latch_xor(block)
-        res.ops.append(("xor", r.busy_ns))
+        res.ops.append(("xor", r.busy_ns, 0))
         return r.data[: self.page_bytes]
 
     def xor(self, operands: Sequence[Operand], *, xnor: bool = False) -> FcResult:
@@ -246,7 +247,7 @@ class FlashCosmos:
                 res, [(block, [wl])], inverse=xnor and last, c_init=False, s_to_c=False, read=False
             )
             r = self.tm.latch_xor(block, read=last)
-            res.ops.append(("xor", r.busy_ns))
+            res.ops.append(("xor", r.busy_ns, 0))
             data = r.data[: self.page_bytes]
         res.data = data
         return res

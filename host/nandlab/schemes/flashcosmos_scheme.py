@@ -146,7 +146,8 @@ class _Lowering:
     # ------------------------------------------------------------ evaluation
 
     def _done(self, res: FcResult, what: str) -> np.ndarray:
-        for kind, busy_ns in res.ops:
+        for kind, busy_ns, blocks in res.ops:
+            detail = {"blocks": blocks} if kind == "mws" else {}
             self.plan.add(
                 chip_op(
                     self.profile,
@@ -154,6 +155,7 @@ class _Lowering:
                     f"{kind.upper()} {what}",
                     busy_ns,
                     _SENSING_KINDS.get(kind, 0),
+                    **detail,
                 )
             )
         return unpack_bits(res.data, self.nbits)
