@@ -302,7 +302,8 @@ def sense_coefficients(
         x0_mV=phys.retention_x0_mV,
         ret_mean=ret_mean,
         ret_dev=ret_dev,
-        ret_rise=ret_mean * phys.retention_rise_ratio,
+        # a rising cell approaches x0, it never passes it
+        ret_rise=min(ret_mean * phys.retention_rise_ratio, 1.0),
         rd_per_mV=rd_mV / phys.vpass_mV,
         vpass_mV=phys.vpass_mV,
         rtn_per_unit=rtn_mV / RTN_TABLE_ONE,
