@@ -113,6 +113,30 @@ def test_dout_longer_than_the_result_limit_is_an_overflow_naming_it(
     assert len(transport.run(read).data[0]) == 4096  # ready for the next program
 
 
+def test_nothing_after_an_overflow_reaches_the_chip(
+        bench: tuple[XdmaTransport, XdmaEmulation]) -> None:
+    """As nandlab_seq: the program stops at the overflowing DOUT, so the ERASE after it
+    never runs and the page keeps its data (the emulation used to run the whole program
+    and cut the results afterwards)."""
+    transport, emulation = bench
+    chip = Chip(transport)
+    data = bytes(range(256)) * (chip.geometry.page_bytes // 256)
+    chip.erase_block(4)
+    chip.program_page(4, 0, data)
+    geo = chip.geometry
+    row = geo.row_bytes(4, 0)
+    prog = (Program().ce(0).cmd(0x00).addr(geo.full_address(4, 0)).cmd(0x30).delay(200)
+            .wait_rdy(1_000_000).delay(120).dout(4096)
+            .cmd(0x60).addr(row).cmd(0xD0).delay(200).wait_rdy(10_000_000))
+    results = decode_results(transport.run_encoded(prog.encode(), limit_words=64))
+    assert [(e.code, e.index) for e in results.errors] == [(ErrorCode.OVERFLOW, 7)]
+    assert chip.read_page(4, 0).data[: len(data)] == data
+    assert emulation.sequencer.dies[0].array.pec(4) == 1
+    results = decode_results(transport.run_encoded(prog.encode(), limit_words=2048))
+    assert not results.errors and len(results.data[0]) == 4096
+    assert emulation.sequencer.dies[0].array.pec(4) == 2  # with room, the ERASE ran
+
+
 @pytest.mark.parametrize(("name", "mangle", "code", "index"), [
     ("unknown opcode", lambda w: w[:4] + (0x7F << 24).to_bytes(4, "little") + w[4:],
      ErrorCode.BAD_OPCODE, 1),

@@ -232,11 +232,13 @@ class SimTransport(Transport):
         self._check_open()
         return self._execute(program)
 
-    def run_encoded(self, words: bytes) -> bytes:
+    def run_encoded(self, words: bytes, limit_words: int = 0) -> bytes:
         """Run an encoded program and return the encoded result stream.
 
         A malformed program runs nothing and yields ERROR (BAD_OPCODE,
         TRUNCATED or BAD_ARG, with the failing instruction's index) and END.
+        `limit_words` > 0 caps the stream as the FPGA's RSP_LIMIT register does
+        (see `_execute`).
         """
         self._check_open()
         try:
@@ -244,7 +246,7 @@ class SimTransport(Transport):
         except OpProgramError:
             code, index = diagnose(bytes(words))
             return encode_results([ErrorRecord(code, index), EndRecord(0)])
-        return encode_results(self._execute(program))
+        return encode_results(self._execute(program, limit_words))
 
     def close(self) -> None:
         """Save the die images (crash-safely) unless persist=False; idempotent."""
@@ -313,7 +315,13 @@ class SimTransport(Transport):
             if die.now_ns < self._now:
                 die.advance(self._now - die.now_ns)
 
-    def _execute(self, program: Program) -> Results:
+    def _execute(self, program: Program, limit_words: int = 0) -> Results:
+        """Run `program`. limit_words > 0: the FPGA sequencer's RSP_LIMIT rule (nandlab_seq):
+        a record is sent only if the closing ERROR (2 words) and END (3) still fit after
+        it; the first that does not ends the program with ERROR OVERFLOW naming its
+        instruction. A DOUT / DOUT_CMP that would not fit is not run at all (the chip
+        sees no data-out), a WAIT_RDY has waited before its BUSY record is refused, and
+        nothing after the failing instruction runs."""
         results = Results()
         append = results.append
         start = self._now
@@ -321,7 +329,12 @@ class SimTransport(Transport):
         handlers = run.handlers
         dies = self._dies
         die0 = dies[0] if len(dies) == 1 else None
+        used = 0
         for index, ins in enumerate(program):
+            if (limit_words and isinstance(ins, (Dout, DoutCompare))
+                    and used + _record_words(ins) + 5 > limit_words):
+                append(ErrorRecord(ErrorCode.OVERFLOW, index))
+                break
             handler = handlers.get(type(ins))
             try:
                 # a class without its own handler (a subclass) takes the generic path
@@ -340,9 +353,23 @@ class SimTransport(Transport):
             else:
                 self._sync()
             if record is not None:
+                if limit_words:
+                    words = len(record.encode()) // 4
+                    if used + words + 5 > limit_words:
+                        append(ErrorRecord(ErrorCode.OVERFLOW, index))
+                        break
+                    used += words
                 append(record)
         append(EndRecord(self._now - start))
         return results
+
+
+def _record_words(ins: Dout | DoutCompare) -> int:
+    """Words of the record a DOUT / DOUT_CMP will send, known before it runs."""
+    if isinstance(ins, Dout):
+        return len(DataRecord(bytes(ins.n)).encode()) // 4
+    chunks = -(-ins.n // ins.chunk)
+    return len(ErrCountRecord(ins.chunk, [(0, 0)] * chunks).encode()) // 4
 
 
 class _Run:

@@ -456,28 +456,11 @@ class XdmaEmulation:
             self.regs[offset] = value & 0xFFFFFFFF
 
     def _run(self, words: bytes) -> bytes:
-        from nandlab.ops import EndRecord, ErrorCode, ErrorRecord, encode_results
-
-        stream = self.sequencer.run_encoded(words)
-        results = decode_results(stream)
+        # RSP_LIMIT is applied while the program runs, as nandlab_seq does: nothing after
+        # the overflowing instruction reaches the dies
         limit = self.regs[REG["RSP_LIMIT"].offset]
-        if limit and len(stream) // 4 > limit:
-            # as nandlab_seq: a record fits if the closing ERROR (2 words) and
-            # END (3) still fit after it; ERROR names the record's instruction
-            origins = _record_origins(words)
-            kept = type(results)()
-            used = 0
-            for position, record in enumerate(results):
-                size = len(record.encode()) // 4
-                if isinstance(record, EndRecord) or used + size + 5 > limit:
-                    index = origins[position] if position < len(origins) else position
-                    kept.append(ErrorRecord(ErrorCode.OVERFLOW, index))
-                    kept.append(EndRecord(results.elapsed_ns))
-                    break
-                kept.append(record)
-                used += size
-            results = kept
-            stream = encode_results(results)
+        stream = self.sequencer.run_encoded(words, limit_words=limit)
+        results = decode_results(stream)
         self.programs += 1
         self._count(results)
         return stream
@@ -506,15 +489,3 @@ def emulated_bench(board: Board | str | Path, profile: str = "mlc-64l", *, num_c
     bench = XdmaTransport(parse_xdma_url(url), url, files=emulation, board=board_model)
     return bench, emulation
 
-
-def _record_origins(words: bytes) -> list[int]:
-    """Instruction index of each result record a well-formed program produces, in order."""
-    from nandlab.ops import Mark, Power
-
-    try:
-        program = Program.decode(words)
-    except Exception:  # noqa: BLE001 - a malformed program yields only ERROR / END
-        return []
-    return [i for i, ins in enumerate(program)
-            if isinstance(ins, (Dout, DoutCompare, WaitRdy, Mark))
-            or (isinstance(ins, Power) and not ins.start)]
