@@ -87,6 +87,12 @@ async def measure(dut) -> None:
     out["dout_clocks"] = _spread(dout, clk)
 
     t0 = bench.pins.now_ps()
+    (await bench.run(progs.read_compare(1, 0, Pattern.prbs(), 1, 512))).raise_for_errors()
+    cmp = _span(strobes, "dout", t0)
+    out["cmp_efficiency"] = (len(cmp) - 1) * s.tRC * 1000 / (cmp[-1] - cmp[0])
+    out["cmp_clocks"] = _spread(cmp, clk)
+
+    t0 = bench.pins.now_ps()
     prog = progs.ops().program()
     for _ in range(REPEAT):
         prog.cmd(0x70)
@@ -139,7 +145,12 @@ def main() -> int:
         f"rtl_din_efficiency_mode{MODE}: {out['din_efficiency']:.3f} "
         "(ideal bytes x tWC / measured; higher is better, 1.0 = ideal, target >= 0.95)"
     )
-    for key in ("dout", "din"):
+    print(
+        f"rtl_dout_cmp_efficiency_mode{MODE}: {out['cmp_efficiency']:.3f} "
+        "(DOUT_CMP of a page against the pattern, 512-byte chunks; same measure; higher is "
+        "better)"
+    )
+    for key in ("dout", "din", "cmp"):
         print(
             f"rtl_{key}_clocks_per_byte_mode{MODE}: {out[key + '_clocks']} "
             "(min / mean / max clocks between bytes; lower is better, ideal 2)"

@@ -113,7 +113,7 @@ module nandlab_seq #(
     reg [23:0] req_left_q;            // DOUT: read cycles not yet handed to the PHY
     reg [31:0] hold_q;                // DOUT: a packed word the result stream could not take yet
     reg        hold_valid_q;
-    reg        rd_pending_q;
+    reg [23:0] creq_left_q;           // DOUT_CMP: read cycles of this chunk not yet handed to the PHY
     reg [23:0] chunk_left_q;
     reg [1:0]  pair_step_q;
     reg [31:0] rec0_q, rec1_q, rec2_q;
@@ -255,7 +255,7 @@ module nandlab_seq #(
 
     assign phy_req_valid = state_q == S_BUS || state_q == S_DIN_BYTE || state_q == S_PAT ||
         (state_q == S_DOUT && dout_issue) ||
-        (state_q == S_CMP && !rd_pending_q && pair_step_q == 2'd0 && bytes_left_q != 24'd0);
+        (state_q == S_CMP && pair_step_q == 2'd0 && creq_left_q != 24'd0);
     assign phy_req_kind = state_q == S_BUS ? bus_kind_q :
                           (state_q == S_DOUT || state_q == S_CMP) ? KIND_DOUT : KIND_DIN;
     assign phy_req_data = state_q == S_BUS ? bus_q[7:0] :
@@ -399,7 +399,7 @@ module nandlab_seq #(
                     nandlab_ops_pkg::OP_DOUT_CMP: begin
                         bytes_left_q <= arg_q;
                         chunk_left_q <= w3_q[23:0];
-                        rd_pending_q <= 1'b0;
+                        creq_left_q <= w3_q[23:0] < arg_q ? w3_q[23:0] : arg_q;
                         pair_step_q <= 2'd0;
                         if (pat_cfg_ok && w3_q != 32'd0 && w3_q[31:24] == 8'd0) begin
                             state_q <= S_DIV;
@@ -539,10 +539,12 @@ module nandlab_seq #(
                 end
             end
 
+            // DOUT_CMP runs the read cycles of a chunk back to back (as DOUT); the next
+            // chunk's first cycle waits until this chunk's counts have been sent, so no
+            // byte of it can reach the counter before its clear.
             S_CMP: begin
-                if (phy_fire) rd_pending_q <= 1'b1;
+                if (phy_fire) creq_left_q <= creq_left_q - 24'd1;
                 if (phy_rd_valid) begin
-                    rd_pending_q <= 1'b0;
                     bytes_left_q <= bytes_left_q - 24'd1;
                     chunk_left_q <= chunk_left_q - 24'd1;
                     if (chunk_left_q == 24'd1 || bytes_left_q == 24'd1) pair_step_q <= 2'd1;
@@ -555,6 +557,7 @@ module nandlab_seq #(
                     pair_step_q <= pair_step_q == 2'd1 ? 2'd2 : 2'd0;
                     if (pair_step_q == 2'd2) begin
                         chunk_left_q <= w3_q[23:0];
+                        creq_left_q <= w3_q[23:0] < bytes_left_q ? w3_q[23:0] : bytes_left_q;
                         if (bytes_left_q == 24'd0) state_q <= S_NEXT;
                     end
                 end
@@ -665,7 +668,7 @@ module nandlab_seq #(
             req_left_q <= 24'd0;
             hold_q <= 32'd0;
             hold_valid_q <= 1'b0;
-            rd_pending_q <= 1'b0;
+            creq_left_q <= 24'd0;
             chunk_left_q <= 24'd0;
             pair_step_q <= 2'd0;
             rec0_q <= 32'd0;

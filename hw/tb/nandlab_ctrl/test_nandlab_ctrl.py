@@ -149,7 +149,8 @@ async def test_program_read_erase(dut) -> None:
 
 @cocotb.test()
 async def test_pattern_in_compare_out(dut) -> None:
-    """DIN_PAT then DOUT_CMP: error counts equal the host's count on the page read."""
+    """DIN_PAT then DOUT_CMP: error counts equal the host's count on the page read (the
+    read cycles of a chunk run back to back; each chunk's counts go out before the next)."""
     tb = TB(dut)
     await tb.start()
     n = tb.progs.page_bytes
@@ -160,7 +161,9 @@ async def test_pattern_in_compare_out(dut) -> None:
         await tb.check(tb.progs.program_pattern(4, page, pattern, seed))
         raw = (await tb.check(tb.progs.read_page(4, page))).data[0]
         assert raw == pattern_bytes(pattern, seed, n)
-        for against, chunk in [(pattern, 32), (Pattern.prbs(invert=True), 40)]:
+        # chunks dividing the page, a shorter last chunk, one byte each, one for all
+        for against, chunk in [(pattern, 32), (Pattern.prbs(invert=True), 40),
+                               (Pattern.checker(0), 1), (Pattern.constant(0xA5), n + 7)]:
             got = await tb.check(tb.progs.read_compare(4, page, against, seed, chunk))
             want = error_counts(raw, pattern_bytes(against, seed, n), chunk).tolist()
             assert [list(c) for c in got.err_counts[0].counts] == want
