@@ -273,3 +273,38 @@ def test_report_is_recomputed_from_rows() -> None:
     rows[0]["errors_1to0"] = 0
     t2 = {(fig, op): meas for fig, op, _, meas, _, _ in analyse(rows)["table2"]}
     assert t2[("Table 2 1.5K P/E", "AND")] == "0 in 1e+03 bits"
+
+
+def test_copyback_plan_energy_matches_the_die(chip: Chip) -> None:
+    """A copyback's plan energy is its read (setup current, then read current) plus its
+    program, as the die's current log draws them over the two R/B# low periods."""
+    from nandlab.schemes.base import chip_op
+    from nandlab.vchip.power import Phase
+
+    store_operands(chip, {"A": "random:9"}, block=66)
+    bench = chip.transport
+    die = bench.dies[0]  # type: ignore[attr-defined]
+    starts: list[int] = []
+    run = bench.run
+
+    def spy(program):  # type: ignore[no-untyped-def]
+        starts.append(die.now_ns)  # the chip may read first; the copyback program runs last
+        return run(program)
+
+    bench.run = spy  # type: ignore[method-assign]
+    try:
+        res = chip.copyback(66, 0, 68, 0, blank_check=False)
+    finally:
+        del bench.run
+    t0, t1 = starts[-1], die.now_ns
+    pw = chip.profile.power
+    die_uJ = sum(
+        (e - s) * mA for s, e, k, mA in die.power._phases
+        if k in (Phase.READ, Phase.PROGRAM) and t0 <= s < t1
+    ) * pw.vcc_V / 1e6
+    op = chip_op(chip.profile, "copyback", "c", res.busy_ns, 1,
+                 read_us=res.busy_steps_ns[0] / 1000.0)
+    assert len(res.busy_steps_ns) == 2
+    assert op.energy_uJ == pytest.approx(die_uJ, rel=1e-6)
+    flat = chip_op(chip.profile, "copyback", "c", res.busy_ns, 1)
+    assert flat.energy_uJ != pytest.approx(die_uJ, rel=1e-3)  # program current throughout

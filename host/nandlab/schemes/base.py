@@ -167,7 +167,12 @@ current follows the die's read model (`nandlab.vchip.power.read_current`)."""
 
 
 def energy_uJ(
-    profile: Profile, kind: str, busy_us: float, sensings: int = 0, blocks: int = 1
+    profile: Profile,
+    kind: str,
+    busy_us: float,
+    sensings: int = 0,
+    blocks: int = 1,
+    read_us: float | None = None,
 ) -> float:
     """Supply energy of an operation from the profile's currents (µJ), as the virtual die's
     current log draws them.
@@ -176,8 +181,9 @@ def energy_uJ(
     read_mA (`nandlab.vchip.power.read_current`). An MWS over `blocks` blocks: the
     multi-block read current (`nandlab.vchip.testmode.mws_current_mA`) throughout. A
     latch-sequenced run: read_mA for its `sensings` sensings of t_sense_us each, idle
-    current for the latch steps between them. A latch XOR: idle current. Other kinds draw
-    their phase current throughout.
+    current for the latch steps between them. A latch XOR: idle current. A copyback whose
+    read part (`read_us`) is known: that read, then program_mA. Other kinds draw their
+    phase current throughout.
     """
     from nandlab.vchip.power import read_energy_uJ
     from nandlab.vchip.testmode import mws_current_mA
@@ -194,6 +200,11 @@ def energy_uJ(
         return (pw.read_mA * sense_us + pw.idle_mA * (busy_us - sense_us)) * pw.vcc_V / 1000.0
     if kind == "xor":
         return pw.idle_mA * pw.vcc_V * busy_us / 1000.0
+    if kind == "copyback" and read_us is not None:
+        read_us = min(read_us, busy_us)
+        setup_ns = round(profile.timing.t_read_base_us * 1000)
+        read = read_energy_uJ(pw, round(read_us * 1000), setup_ns)
+        return read + pw.program_mA * pw.vcc_V * (busy_us - read_us) / 1000.0
     attr = CURRENT_OF_KIND.get(kind)
     if attr is None:
         return 0.0
@@ -204,9 +215,12 @@ def chip_op(
     profile: Profile, kind: str, what: str, busy_ns: int, sensings: int = 0, **detail: Any
 ) -> ChipOp:
     """A ChipOp from a busy time in ns, with its energy estimated from the profile
-    (`detail["blocks"]`: blocks an MWS activates)."""
+    (`detail["blocks"]`: blocks an MWS activates; `detail["read_us"]`: the read part of
+    a copyback)."""
     busy_us = busy_ns / 1000.0
-    energy = energy_uJ(profile, kind, busy_us, sensings, int(detail.get("blocks", 1)))
+    read_us = detail.get("read_us")
+    energy = energy_uJ(profile, kind, busy_us, sensings, int(detail.get("blocks", 1)),
+                       None if read_us is None else float(read_us))
     return ChipOp(kind, what, sensings, busy_us, energy, detail)
 
 

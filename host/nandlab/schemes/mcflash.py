@@ -714,9 +714,11 @@ class PairComposer:
             if not v.loc.slc and geo.plane_of(v.loc.block) == geo.plane_of(block):
                 self.scheme.reset_offsets(self.plan)
                 res = chip.copyback(v.loc.block, v.loc.page, block, page, blank_check=False)
+                read_ns = res.busy_steps_ns[0] if res.busy_steps_ns else 0
                 self.plan.add(
                     chip_op(
-                        profile, "copyback", f"COPYBACK {v.loc} -> b{block}/p{page}", res.busy_ns, 1
+                        profile, "copyback", f"COPYBACK {v.loc} -> b{block}/p{page}",
+                        res.busy_ns, 1, read_us=read_ns / 1000.0,
                     )
                 )
                 return
