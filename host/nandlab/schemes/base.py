@@ -181,9 +181,9 @@ def energy_uJ(
     read_mA (`nandlab.vchip.power.read_current`). An MWS over `blocks` blocks: the
     multi-block read current (`nandlab.vchip.testmode.mws_current_mA`) throughout. A
     latch-sequenced run: read_mA for its `sensings` sensings of t_sense_us each, idle
-    current for the latch steps between them. A latch XOR: idle current. A copyback whose
-    read part (`read_us`) is known: that read, then program_mA. Other kinds draw their
-    phase current throughout.
+    current for the latch steps between them. A latch XOR or SET FEATURES: idle current.
+    A copyback whose read part (`read_us`) is known: that read, then program_mA. Other
+    kinds draw their phase current throughout.
     """
     from nandlab.vchip.power import read_energy_uJ
     from nandlab.vchip.testmode import mws_current_mA
@@ -198,7 +198,7 @@ def energy_uJ(
     if kind == "latch":
         sense_us = min(sensings * profile.timing.t_sense_us, busy_us)
         return (pw.read_mA * sense_us + pw.idle_mA * (busy_us - sense_us)) * pw.vcc_V / 1000.0
-    if kind == "xor":
+    if kind in ("xor", "set_feature"):  # no array activity: the die draws idle current
         return pw.idle_mA * pw.vcc_V * busy_us / 1000.0
     if kind == "copyback" and read_us is not None:
         read_us = min(read_us, busy_us)
