@@ -146,6 +146,24 @@ def test_controller_samples() -> None:
     assert "tWB" in str(chk.violations[0]) and "required >= 200 ns" in str(chk.violations[0])
 
 
+def test_twb_is_the_mode_of_the_command_that_started_the_busy_period() -> None:
+    """A RESET latched in mode 5 puts the die in mode 0 afterwards; its tWB is mode 5's
+    100 ns, not mode 0's 200 ns (and a command latched in mode 0 keeps 200 ns)."""
+    for start, after, t_next, want in [(5, 0, 150, []), (5, 0, 80, ["tWB"]),
+                                       (0, 5, 150, ["tWB"])]:
+        chk = SdrTimingChecker(start)
+        for t, pin, level in cycle(0, "cmd", 0xFF) + [(160 * NS, "rb_n", 0)]:
+            chk.edge(t, pin, level)
+        chk.set_mode(after)
+        chk.sample_rb((120 + t_next) * NS)  # WE# rose at 120 ns
+        assert [v.param for v in chk.violations] == want, (start, after, t_next)
+    for start, after, want in [(5, 0, []), (0, 5, ["tWB"])]:  # next cycle 150 ns after
+        chk = feed(SdrTimingChecker(start), cycle(0, "cmd", 0xFF) + [(160 * NS, "rb_n", 0)])
+        chk.set_mode(after)
+        feed(chk, cycle(210, "cmd", 0x70))
+        assert [v.param for v in chk.violations] == want, (start, after)
+
+
 @pytest.mark.parametrize(("mode", "hold_ok"), [(0, 0), (1, 15), (5, 15)])
 def test_dq_sampled_after_re_rise_only_within_trhoh(mode: int, hold_ok: int) -> None:
     """EDO: the die holds the byte tRHOH after RE# rises; sampling later reads the next state."""

@@ -183,9 +183,11 @@ class SdrTimingChecker:
         self.rb_rise = NEVER
         self.addr_rise = NEVER  # WE# rise of the last address cycle
         self.cmd_rise = NEVER  # WE# rise of the last command cycle
+        self.cmd_limits = self.limits  # the mode that command cycle ran in (tWB)
         self.last_cmd: int | None = None
         self.last_cycle = ""  # "cmd" | "addr" | "data" of the last WE# cycle
         self.busy_from: int | None = None  # WE# rise that started a busy period (tWB)
+        self.busy_from_limits = self.limits  # the mode of that cycle: tWB is its own
         self.column_change: int | None = None  # t of a change-column point (tCCS)
         self.cycles = 0
 
@@ -239,6 +241,7 @@ class SdrTimingChecker:
                 self.rb_rise = t
             else:
                 self.busy_from = self.we_rise
+                self.busy_from_limits = self.we_rise_limits
         elif pin in ("dq", "dq_oe"):
             if self.level["dq_oe"] or self.changed["dq_oe"] == t:
                 self._after_latch("tDH", t, self.we_rise_limits.sdr.tDH, "")
@@ -283,7 +286,7 @@ class SdrTimingChecker:
                 "tWB",
                 int(t_ps),
                 self.cmd_rise,
-                self.limits.sdr.tWB,
+                self.cmd_limits.sdr.tWB,
                 "R/B# sampled too soon after a command",
             )
 
@@ -311,6 +314,7 @@ class SdrTimingChecker:
         self._at_least("tDS", t, max(self.changed["dq"], self.changed["dq_oe"]), s.tDS)
         if cle:
             self.last_cycle, self.last_cmd, self.cmd_rise = "cmd", self.level["dq"], t
+            self.cmd_limits = lim
             if self.last_cmd == CMD_CHANGE_READ_COLUMN_CONFIRM:
                 self.column_change = t
         elif ale:
@@ -355,7 +359,7 @@ class SdrTimingChecker:
 
     def _busy_gap(self, t: int) -> None:
         if self.busy_from is not None:
-            tWB = self.limits.sdr.tWB
+            tWB = self.busy_from_limits.sdr.tWB
             self._at_least("tWB", t, self.busy_from, tWB, "busy start to next cycle")
             self.busy_from = None
 

@@ -195,17 +195,23 @@ class NandBus:
 
         `edges` are one cycle's (dt_ps, pin, level) controller edges, with the
         byte on DQ given as level -1; the WE# rise at `latch_dt_ps` latches it.
-        The first cycle runs edge by edge; the rest repeat it, so the checker
-        sees the second cycle (spacing) and the die takes them in one call.
+        The first cycle runs edge by edge; the checker also sees the second
+        cycle (spacing) and the last; the die takes the bytes after the first
+        in one call that ends at the last byte's latch, so a busy period the
+        bytes start (SET FEATURES' P4, say) begins at that WE# rise.
         """
         for dt, pin, level in edges:
             self.drive(t_ps + dt, **{pin: data[0] if level < 0 else level})
         if len(data) == 1:
             return
-        for dt, pin, level in edges:
-            self.checker.edge(t_ps + period_ps + dt, pin, data[1] if level < 0 else level)
+        last = t_ps + (len(data) - 1) * period_ps
+        if len(data) > 2:
+            for dt, pin, level in edges:
+                self.checker.edge(t_ps + period_ps + dt, pin, data[1] if level < 0 else level)
+        head = [e for e in edges if e[0] <= latch_dt_ps]
+        tail = [e for e in edges if e[0] > latch_dt_ps]
         die = self.die
-        self._sync((t_ps + period_ps + latch_dt_ps) // PS - die.timing.tWC)
+        self._sync((last + latch_dt_ps) // PS - die.timing.tWC * (len(data) - 1))
         was_ready = die.ready
         if self.level["ale"]:
             for byte in data[1:]:
@@ -218,14 +224,17 @@ class NandBus:
         else:
             die.write(bytes(data[1:]))
             self.stats.din_bytes += len(data) - 1
-        self._after_cycle(t_ps + period_ps + latch_dt_ps, was_ready)
-        last = t_ps + (len(data) - 1) * period_ps
-        for dt, pin, level in edges if len(data) > 2 else ():
-            value = data[-1] if level < 0 else level
-            self.checker.edge(last + dt, pin, value)
+        self._last_cycle(last, head, data[-1])
+        self._after_cycle(last + latch_dt_ps, was_ready)
+        self._last_cycle(last, tail, data[-1])
+
+    def _last_cycle(self, t_ps: int, edges: list[tuple[int, str, int]], byte: int) -> None:
+        for dt, pin, level in edges:
+            value = byte if level < 0 else level
+            self.checker.edge(t_ps + dt, pin, value)
             self.level[pin] = value
             if self.record:
-                self.edges.append((last + dt, pin, value))
+                self.edges.append((t_ps + dt, pin, value))
 
     # ------------------------------------------------------------ R/B#
 
