@@ -331,10 +331,12 @@ class SimTransport(Transport):
         die0 = dies[0] if len(dies) == 1 else None
         used = 0
         for index, ins in enumerate(program):
-            if (limit_words and isinstance(ins, (Dout, DoutCompare))
-                    and used + _record_words(ins) + 5 > limit_words):
-                append(ErrorRecord(ErrorCode.OVERFLOW, index))
-                break
+            words = 0  # result words of this instruction's record, when known before it runs
+            if limit_words and isinstance(ins, (Dout, DoutCompare)):
+                words = _record_words(ins)
+                if used + words + 5 > limit_words:
+                    append(ErrorRecord(ErrorCode.OVERFLOW, index))
+                    break
             handler = handlers.get(type(ins))
             try:
                 # a class without its own handler (a subclass) takes the generic path
@@ -354,7 +356,7 @@ class SimTransport(Transport):
                 self._sync()
             if record is not None:
                 if limit_words:
-                    words = len(record.encode()) // 4
+                    words = words or len(record.encode()) // 4
                     if used + words + 5 > limit_words:
                         append(ErrorRecord(ErrorCode.OVERFLOW, index))
                         break
@@ -364,12 +366,16 @@ class SimTransport(Transport):
         return results
 
 
+# header words of DATA (the bytes follow, 4 a word) and ERRCNT (2 words a chunk follow)
+_DATA_HEADER_WORDS = len(DataRecord(b"\0").encode()) // 4 - 1
+_ERRCNT_HEADER_WORDS = len(ErrCountRecord(1, [(0, 0)]).encode()) // 4 - 2
+
+
 def _record_words(ins: Dout | DoutCompare) -> int:
     """Words of the record a DOUT / DOUT_CMP will send, known before it runs."""
     if isinstance(ins, Dout):
-        return len(DataRecord(bytes(ins.n)).encode()) // 4
-    chunks = -(-ins.n // ins.chunk)
-    return len(ErrCountRecord(ins.chunk, [(0, 0)] * chunks).encode()) // 4
+        return _DATA_HEADER_WORDS + -(-ins.n // 4)
+    return _ERRCNT_HEADER_WORDS + 2 * -(-ins.n // ins.chunk)
 
 
 class _Run:
