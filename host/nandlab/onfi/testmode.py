@@ -37,12 +37,12 @@ from nandlab.onfi.chip import Chip, _busy_list, _busy_total, _data
 from nandlab.onfi.ops_builder import OpsBuilder
 from nandlab.onfi.results import OpResult, PageRead
 from nandlab.onfi_spec.opcodes import Cmd, Status
-from nandlab.vchip.latches import Node
-from nandlab.vchip.testmode import (
+from nandlab.onfi_spec.testmode import (
     SENSE_TIME_UNIT_US,
     VREAD_SLC,
     LatchOp,
     MwsFlag,
+    Node,
     esp_params,
     pbm_bytes,
 )
@@ -435,7 +435,6 @@ class TestMode:
         self.chip._require("esp", "enhanced SLC programming")
         try:
             params = esp_params(
-                self.chip.profile,
                 start_offset_mV=start_offset_mV,
                 step_mV=step_mV,
                 verify_raise_mV=verify_raise_mV,

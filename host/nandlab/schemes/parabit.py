@@ -28,6 +28,7 @@ import numpy as np
 
 from nandlab.errors import UnsupportedCapability, UsageError
 from nandlab.onfi.testmode import Step, TestMode, init_l1, init_l2, m1, m2, m3, sense
+from nandlab.onfi_spec.testmode import LatchOp
 from nandlab.schemes.base import (
     PageLoc,
     Plan,
@@ -40,7 +41,6 @@ from nandlab.schemes.base import (
 )
 from nandlab.schemes.expr import Expr
 from nandlab.schemes.mcflash import OPS, TT, PairComposer, _Value
-from nandlab.vchip.testmode import LatchOp
 
 if TYPE_CHECKING:
     from nandlab.onfi import Chip

@@ -53,11 +53,19 @@ import numpy as np
 
 from nandlab.onfi_spec.opcodes import PARAMETER_PAGE_COPIES, Cmd, Feature, Status
 from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
+from nandlab.onfi_spec.testmode import (
+    SENSE_TIME_UNIT_US,
+    VREAD_SLC,
+    LatchOp,
+    MwsFlag,
+    Node,
+    pbm_bytes,
+)
 from nandlab.profiles.model import Profile
 from nandlab.vchip import identity
 from nandlab.vchip import testmode as tmx
 from nandlab.vchip.array import CellArray
-from nandlab.vchip.latches import Node, PlaneRegisters, sense_page, sense_soft_bits
+from nandlab.vchip.latches import PlaneRegisters, sense_page, sense_soft_bits
 from nandlab.vchip.power import Phase, PowerLog
 
 US = 1000  # ns per µs
@@ -804,7 +812,7 @@ class VirtualDie:
             return default_us
         raw = self.feature(st.feature)
         code = raw[0] | raw[1] << 8
-        return default_us if code == 0 else code * tmx.SENSE_TIME_UNIT_US
+        return default_us if code == 0 else code * SENSE_TIME_UNIT_US
 
     def _test_start(self, byte: int) -> bool:
         """Test-mode command bytes; True if `byte` was one (only in test mode, but entry)."""
@@ -881,23 +889,23 @@ class VirtualDie:
         arg = addr[1] if len(addr) > 1 else 0
         _, t = self._decode([0] * self._col_cycles + addr[2:])
         plane = t.plane
-        if op == tmx.LatchOp.SENSE:
+        if op == LatchOp.SENSE:
             self._latch_sense(t, arg)
             return
         steps: dict[int, Any] = {
-            tmx.LatchOp.M1: lambda r: r.m1(bool(arg & 1)),
-            tmx.LatchOp.M2: lambda r: r.m2(bool(arg & 1)),
-            tmx.LatchOp.M3: lambda r: r.m3(),
-            tmx.LatchOp.INIT_L1: lambda r: r.init_l1(bool(arg & 1)),
-            tmx.LatchOp.INIT_L2: lambda r: r.init_l2(),
-            tmx.LatchOp.XOR: lambda r: r.xor_to_cache(),
+            LatchOp.M1: lambda r: r.m1(bool(arg & 1)),
+            LatchOp.M2: lambda r: r.m2(bool(arg & 1)),
+            LatchOp.M3: lambda r: r.m3(),
+            LatchOp.INIT_L1: lambda r: r.init_l1(bool(arg & 1)),
+            LatchOp.INIT_L2: lambda r: r.init_l2(),
+            LatchOp.XOR: lambda r: r.xor_to_cache(),
         }
         if op in steps:
             self._latch_step(plane, steps[op])
-        elif op == tmx.LatchOp.OUTPUT and arg in Node._value2member_map_:
+        elif op == LatchOp.OUTPUT and arg in Node._value2member_map_:
             self._regs[plane].out_node = Node(arg)
             self._plane, self._column, self._out = plane, 0, _Out.DATA
-        elif op == tmx.LatchOp.DATA_IN and arg in (Node.A, Node.OUT):
+        elif op == LatchOp.DATA_IN and arg in (Node.A, Node.OUT):
             self._plane, self._column, self._din_latch = plane, 0, Node(arg)
 
     def _latch_sense(self, t: _Target, k: int) -> None:
@@ -908,7 +916,7 @@ class VirtualDie:
         tm = self.profile.timing
         if k == 0:
             ref = lo.vread0_mV
-        elif k == tmx.VREAD_SLC:
+        elif k == VREAD_SLC:
             r = ro.slc_reference
             ref = r.default_mV + self._offset_mV(r.feature, r.param)
         elif 1 <= k <= len(ro.references):
@@ -942,7 +950,7 @@ class VirtualDie:
         mws = v.mws
         assert mws is not None
         g = self.profile.geometry
-        pbm_n = tmx.pbm_bytes(g.wls_per_block)
+        pbm_n = pbm_bytes(g.wls_per_block)
         flags = addr[0] if addr else 0
         body = addr[1:]
         group_n = g.row_cycles + pbm_n
@@ -964,7 +972,7 @@ class VirtualDie:
         if len(planes) > 1 or (len(blocks) > mws.max_blocks and not override):
             ok = False
         start = self._array_start()
-        inverse = bool(flags & tmx.MwsFlag.INVERSE) or self._inverse_next
+        inverse = bool(flags & MwsFlag.INVERSE) or self._inverse_next
         self._inverse_next = False
         if not ok:
             self._record(start, {p: True for p in range(g.planes)})
@@ -976,16 +984,16 @@ class VirtualDie:
         r = self.profile.read_offsets.slc_reference
         ref = r.default_mV + self._offset_mV(r.feature, r.param)
         conducts = self.array.sense_mws(groups, ref, strobe)
-        if flags & tmx.MwsFlag.C_INIT:
+        if flags & MwsFlag.C_INIT:
             regs.init_l2()
-        if flags & tmx.MwsFlag.S_INIT:
+        if flags & MwsFlag.S_INIT:
             regs.init_l1(inverted=inverse)
         regs.so[:] = ~conducts
         if inverse:
             regs.m1()
         else:
             regs.m2()
-        if flags & tmx.MwsFlag.S_TO_C:
+        if flags & MwsFlag.S_TO_C:
             regs.m3()
         end = start + round((self.profile.timing.t_read_base_us + strobe) * US)
         self.power.add(start, end, Phase.READ, tmx.mws_current_mA(self.profile, len(blocks)))

@@ -19,22 +19,13 @@ AND over the references).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from enum import IntEnum
 
 import numpy as np
 
+from nandlab.onfi_spec.testmode import Node
+
 # sense(ref_mV) -> packed uint8, bit = 1 where the cell conducts (Vth < ref)
 SenseFn = Callable[[float], np.ndarray]
-
-
-class Node(IntEnum):
-    """Latch nodes of the page buffer (ParaBit's names), as test-mode operations select them."""
-
-    SO = 0  # sense node: 1 where the sensed cell did not conduct (Vth >= reference)
-    A = 1  # L1 (sensing latch, S-latch) = the data register
-    C = 2  # not A
-    B = 3  # not OUT
-    OUT = 4  # L2 (cache latch, C-latch) = the cache register: data out comes from here
 
 
 class PlaneRegisters:
