@@ -16,10 +16,12 @@ DEMO_OUT ?= runs
 
 setup: $(STAMP_PY) $(STAMP_SYS)
 
-$(STAMP_PY): host/pyproject.toml
+# Runtime dependencies are ranges in host/pyproject.toml; constraints.txt pins the exact
+# versions these commands install.
+$(STAMP_PY): host/pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip==26.3
-	$(BIN)/pip install --quiet --disable-pip-version-check -e 'host[dev,hw]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e 'host[dev,hw]'
 	touch $@
 
 # System tools the suites use: gcc / g++ (C header, HLS C-simulation), iverilog,
@@ -61,9 +63,11 @@ test-rtl: setup
 test-rtl-full: setup
 	$(BIN)/pytest -q -p no:cacheprovider hw/tb --rtl-full
 
+# ruff, mypy, and the house plan's import contracts (host/pyproject.toml [tool.importlinter])
 lint: setup
 	$(BIN)/ruff check host tests bench hw/tb characterization
 	cd host && ../$(BIN)/mypy nandlab
+	cd host && ../$(BIN)/lint-imports
 
 bench: setup
 	@echo "# make bench: each figure on its own line as 'name: value'"
