@@ -16,7 +16,8 @@ import pytest
 
 from nandlab.campaign.export import export, read_export, run_table
 from nandlab.campaign.report import report
-from nandlab.campaign.runner import RunStopped, read_meta, resume_run, start_run
+from nandlab.campaign.runner import RunStopped, read_meta, resume_run, run_campaign, start_run
+from nandlab.campaign.schema import campaign_text, load_campaign, parse_campaign
 from nandlab.dataset.store import RunStore
 from nandlab.errors import TransportError
 from nandlab.transport import open_bench
@@ -188,6 +189,25 @@ def test_export_round_trips_and_report(campaign: Path, tmp_path: Path) -> None:
     assert any(r["operation"] == "rber_chunk" for r in rows)
     assert any(r["fast_forwarded"] for r in rows if r["pec"] == 500)
     assert not (result.run_dir / "die").exists()
+
+
+def test_in_memory_campaign_runs_like_its_file(
+    campaign: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reference = _reference(campaign, tmp_path, monkeypatch)
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "memory-data"))
+    model = load_campaign(campaign).campaign
+    assert parse_campaign(campaign_text(model), "<text>").campaign == model
+    seen: list[tuple[str, int, int, int]] = []
+    result = run_campaign(
+        model, tmp_path / "runs", run_id="m", on_progress=lambda *a: seen.append(a)
+    )
+    assert result.status == "complete" and result.units == result.units_run == 15
+    assert result.rows() == reference
+    assert seen[-1] == ("step 5 measure", 2, 2, 4)
+    meta = read_meta(result.run_dir)
+    assert meta["campaign_file"] == "<small>" and meta["command"] == "nandlab run <small>"
+    assert resume_run(result.run_dir).status == "complete"
 
 
 def test_full_disk_stops_cleanly_and_resume_completes(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from nandlab.campaign.schema import load_campaign, parse_campaign
+from nandlab.campaign.schema import campaign_text, load_campaign, parse_campaign
 from nandlab.campaign.sweep import expand, unit_seed
 from nandlab.campaign.yamlmarks import CampaignFileError
 
@@ -120,3 +120,13 @@ def test_shipped_campaigns_validate() -> None:
     }
     for f in files:
         assert load_campaign(f).campaign.name == f.stem
+
+
+CAMPAIGNS = Path(__file__).resolve().parents[2] / "characterization" / "campaigns"
+
+
+@pytest.mark.parametrize("path", sorted(CAMPAIGNS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_campaign_text_reads_back_to_the_same_campaign(path: Path) -> None:
+    loaded = load_campaign(path)
+    again = parse_campaign(campaign_text(loaded.campaign), "<text>")
+    assert again.campaign == loaded.campaign

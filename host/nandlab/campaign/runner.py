@@ -29,7 +29,13 @@ import numpy as np
 
 import nandlab
 from nandlab.campaign.bench_session import BenchSession, Opener
-from nandlab.campaign.schema import LoadedCampaign, load_campaign, parse_campaign
+from nandlab.campaign.schema import (
+    Campaign,
+    LoadedCampaign,
+    campaign_text,
+    load_campaign,
+    parse_campaign,
+)
 from nandlab.campaign.steps import (
     BlockState,
     Context,
@@ -73,6 +79,14 @@ class RunResult:
     units_run: int
     chip_time_ns: int
     wall_s: float
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The run's rows committed so far, in unit order then measuring order."""
+        store = RunStore(self.run_dir)
+        try:
+            return store.rows()
+        finally:
+            store.close()
 
     @property
     def speed(self) -> float:
@@ -202,12 +216,73 @@ def start_run(
     progress: StepProgress | None = None,
     unit_progress: ProgressFn = no_progress,
 ) -> RunResult:
-    """Validate the campaign, open the bench, choose blocks, expand, then run every unit."""
+    """Validate a campaign file, open the bench, choose blocks, expand, then run every unit.
+
+    `file:` patterns are read relative to the campaign file's folder."""
     loaded = load_campaign(campaign_file)
+    return _start(
+        loaded,
+        Path(out),
+        source=str(campaign_file),
+        command=f"nandlab run {campaign_file}",
+        campaign_dir=Path(campaign_file).resolve().parent,
+        run_id=run_id,
+        opener=opener,
+        progress=progress,
+        unit_progress=unit_progress,
+    )
+
+
+def run_campaign(
+    campaign: Campaign,
+    out: str | Path,
+    *,
+    run_id: str | None = None,
+    on_progress: StepProgress | None = None,
+    unit_progress: ProgressFn = no_progress,
+    command: str | None = None,
+    campaign_dir: Path | None = None,
+    opener: Opener = open_bench,
+) -> RunResult:
+    """Run an in-memory campaign into a new run directory under `out`, as `nandlab run` does.
+
+    The run keeps the campaign as YAML text in run.json, so `nandlab resume`, `report`
+    and `export` take its folder like any other. `command` is what run.json records as
+    the command (default `nandlab run <name>`); `file:` patterns are read relative to
+    `campaign_dir` (default: the working directory). `result.rows()` gives the rows.
+    """
+    text = campaign_text(campaign)
+    source = f"<{campaign.name}>"
+    loaded = parse_campaign(text, source)
+    return _start(
+        loaded,
+        Path(out),
+        source=source,
+        command=command or f"nandlab run {source}",
+        campaign_dir=(campaign_dir or Path.cwd()).resolve(),
+        run_id=run_id,
+        opener=opener,
+        progress=on_progress,
+        unit_progress=unit_progress,
+    )
+
+
+def _start(
+    loaded: LoadedCampaign,
+    out: Path,
+    *,
+    source: str,
+    command: str,
+    campaign_dir: Path,
+    run_id: str | None,
+    opener: Opener,
+    progress: StepProgress | None,
+    unit_progress: ProgressFn,
+) -> RunResult:
     c = loaded.campaign
     if c.fresh and not c.bench.startswith("sim:"):
         raise loaded.error(("fresh",), "fresh applies to virtual (sim://) benches only")
-    run_dir = _new_run_dir(Path(out), c.name, run_id)
+    run_dir = _new_run_dir(out, c.name, run_id)
     session = BenchSession(c.bench, list(c.chips), run_dir, opener)
     transport = session.open(fresh=c.fresh)
     created = False
@@ -224,10 +299,11 @@ def start_run(
         profile = transport.profile
         chip0 = session.chips[c.chips[0]]
         meta: dict[str, Any] = {
-            "command": f"nandlab run {campaign_file}",
+            "command": command,
             "run_id": run_name,
             "campaign": c.name,
-            "campaign_file": str(campaign_file),
+            "campaign_file": source,
+            "campaign_dir": str(campaign_dir),
             "campaign_text": loaded.text,
             "campaign_sha256": hashlib.sha256(loaded.text.encode()).hexdigest(),
             "bench_url": session.url,
@@ -264,7 +340,6 @@ def start_run(
             "status": "running",
             "t_prog_us": chip0.identification.fields.get("t_prog_us"),
         }
-        campaign_dir = Path(campaign_file).resolve().parent
         ctx = _context(session, meta, campaign_dir)
         _dry_run(plan, ctx)
         check_thermal(transport, {u.kind for u in plan.units})
@@ -321,8 +396,7 @@ def resume_run(
                 f"CE {ce} holds chip {chip.identification.unique_id}, but run "
                 f"{run} was measured on chip {ids[ce]}: put that chip back"
             )
-    campaign_file = Path(meta["campaign_file"])
-    ctx = _context(session, meta, campaign_file.resolve().parent)
+    ctx = _context(session, meta, _campaign_dir(meta))
     ledger = Ledger()
     for uid in ids.values():
         ledger.run_started(uid, meta["run_id"], meta["campaign"], str(run.resolve()))
@@ -330,6 +404,11 @@ def resume_run(
     meta.setdefault("resumed_utc", []).append(utc_now())
     _write_meta(run, meta)
     return _run_units(session, plan, ctx, meta, run, ledger, ids, progress, unit_progress)
+
+
+def _campaign_dir(meta: dict[str, Any]) -> Path:
+    """Where the run's `file:` patterns are read from (older runs: the campaign file's folder)."""
+    return Path(meta.get("campaign_dir") or Path(meta["campaign_file"]).resolve().parent)
 
 
 def _measured_temperature(transport: Transport) -> float | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from nandlab.campaign.yamlmarks import CampaignFileError, Marks, field_name, load_marked
@@ -260,6 +261,9 @@ class Campaign(_Strict):
     max_units: int = Field(default=MAX_UNITS_DEFAULT, ge=1, le=1_000_000)
     blocks: BlocksSpec
     steps: list[dict[str, Any]] = Field(min_length=1)
+    analysis: str | None = Field(default=None, pattern=r"\.py$")
+    """A Python file (relative to the campaign file) whose `report(rows, meta, plots)` builds
+    the run's report.md: a paper reproduction's tables and figures from the rows alone."""
 
     @field_validator("blocks", mode="before")
     @classmethod
@@ -349,6 +353,19 @@ def parse_campaign(text: str, name: str, path: Path | None = None) -> LoadedCamp
 
 def _kinds() -> str:
     return ", ".join(STEP_KINDS)
+
+
+def campaign_text(campaign: Campaign) -> str:
+    """The campaign as campaign-file YAML (what `parse_campaign` reads back to an equal model).
+
+    A run keeps this text in its run.json, so an in-memory campaign resumes like a file.
+    """
+    data = campaign.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    data["blocks"] = data["blocks"].get("blocks", data["blocks"])  # the list form, as written
+    for key in ("name", "bench", "steps"):
+        data.setdefault(key, getattr(campaign, key))
+    text: str = yaml.safe_dump(data, sort_keys=False, default_flow_style=None)
+    return text
 
 
 def load_campaign(path: str | Path) -> LoadedCampaign:
