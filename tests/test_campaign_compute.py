@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow.parquet as pq
 from click.testing import Result
-
-REPO = Path(__file__).resolve().parents[1]
 
 CAMPAIGN = """\
 name: compute
@@ -70,29 +66,6 @@ def test_compute_rows_errors_and_report(run: Callable[..., Result], tmp_path: Pa
     ledger = run("ledger", "sim://mlc-planar?seed=4", "--json")
     blocks = {b["block"]: b["pec"] for b in json.loads(ledger.stdout)["blocks"]}
     assert blocks[60] == 4 and blocks[41] == 10000
-
-
-def test_parabit_compare_reads_the_rows(run: Callable[..., Result], tmp_path: Path) -> None:
-    text = CAMPAIGN.replace("[1, 10000]", "[1, 5000]").replace("[40, 41]", "[40, 41, 42, 43]")
-    out = tmp_path / "runs"
-    assert run("run", _file(tmp_path, text), "--out", str(out), "--run-id", "p").exit_code == 0
-    done = subprocess.run(
-        [sys.executable, str(REPO / "characterization" / "parabit" / "compare.py"), out / "p"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    lines = done.stdout.splitlines()
-    assert any(line.startswith("| Table 1 | AND ") and line.endswith("| yes |") for line in lines)
-    fig17 = next(line for line in lines if "mean bit errors per 8 KiB WL" in line)
-    # recomputed from the raw rows: mean XOR errors per WL at 5000 P/E
-    rows = pq.read_table(out / "p" / "measurements.parquet").to_pylist()
-    per_wl = [
-        r["errors_0to1"] + r["errors_1to0"]
-        for r in rows
-        if r["operation"] == "compute:XOR" and r["reference"] == "written" and r["pec"] == 5000
-    ]
-    assert f"| {sum(per_wl) / len(per_wl):.3f} |" in fig17
 
 
 def test_compute_bad_input_names_the_problem(run: Callable[..., Result], tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -10,13 +12,17 @@ from typing import Any
 import numpy as np
 
 from nandlab.campaign.runner import read_meta
+from nandlab.campaign.schema import parse_campaign
 from nandlab.dataset.plots import bars, rber_vs_pec, rber_vs_retention, vth_histograms
 from nandlab.dataset.store import RunStore
 from nandlab.dataset.summary import _md_table, format_rate, summary_markdown
 from nandlab.dataset.writer import PLOTS, SUMMARY
+from nandlab.errors import UsageError
 from nandlab.paths import write_atomic
 
 Row = Mapping[str, Any]
+REPORT = "report.md"
+"""The campaign's own analysis writes this beside summary.md (see `analysis_report`)."""
 
 
 def rber_by_condition(rows: Sequence[Row]) -> list[dict[str, Any]]:
@@ -316,7 +322,31 @@ def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
     write_atomic(summary, ("\n".join(parts) + "\n").encode())
     return summary, _plots(run / PLOTS, rows, rber, stats, meta) + _compute_plots(
         run / PLOTS, compute, meta
-    )
+    ) + analysis_report(run, meta, rows)
+
+
+def analysis_report(run: Path, meta: Mapping[str, Any], rows: list[dict[str, Any]]) -> list[Path]:
+    """Run the campaign file's `analysis:` module, if it names one: report.md, and its plots.
+
+    The module (a paper reproduction's tables and figures) defines
+    `report(rows, meta, plots_dir) -> (markdown, [plot paths])` and sees only the rows and
+    run.json. It is found in the campaign file's folder, as run.json recorded it.
+    """
+    name = parse_campaign(meta["campaign_text"], meta["campaign_file"]).campaign.analysis
+    if name is None:
+        return []
+    folder = meta.get("campaign_dir") or Path(meta["campaign_file"]).resolve().parent
+    path = Path(folder) / name
+    if not path.is_file():
+        raise UsageError(f"the campaign's analysis {path} is missing: restore the campaign files")
+    module_name = "nandlab_analysis_" + hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text, plots = module.report(rows, dict(meta), run / PLOTS)
+    write_atomic(run / REPORT, text.encode())
+    return list(plots)
 
 
 def _plots(
