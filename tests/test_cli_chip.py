@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from nandlab.characterize.patterns import page_pattern
+from nandlab.ops.pattern import page_pattern
 from nandlab.profiles import load_profile
 
 URL = "sim://mlc-64l?seed=3"

@@ -1,4 +1,4 @@
-"""Page data patterns and bit error counting."""
+"""Page data patterns and cell states."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from nandlab.characterize.common import cell_states
-from nandlab.characterize.patterns import bit_errors, page_pattern
 from nandlab.errors import UsageError
+from nandlab.ops.pattern import page_pattern
 from nandlab.profiles import load_profile
 
 
@@ -35,14 +35,6 @@ def test_marker_column_stays_ff():
 def test_unknown_pattern_names_the_choices():
     with pytest.raises(UsageError, match="random, checker, zeros, ones"):
         page_pattern("stripes", 16)
-
-
-def test_bit_errors_split_by_direction():
-    assert bit_errors(b"\x00\xff", b"\x00\xff") == (0, 0)
-    assert bit_errors(b"\x00\xff", b"\x03\xff") == (2, 0)  # expected 0 read 1
-    assert bit_errors(b"\x00\xff", b"\x00\x7f") == (0, 1)  # expected 1 read 0
-    with pytest.raises(ValueError):
-        bit_errors(b"\x00", b"\x00\x00")
 
 
 def test_cell_states_follow_the_gray_code():

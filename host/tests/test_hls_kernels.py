@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nandlab.characterize.common import unpack
+from nandlab.analysis import unpack_cells
 from nandlab.ops import Pattern, pattern_bytes
 from nandlab.transport.sim import error_counts
 
@@ -97,7 +97,7 @@ def test_vth_hist_matches_sweep_counts(tmp: Path, below_bit: int) -> None:
     got = np.array([[int(v) for v in line.split()] for line in out[:8]])
     want = np.zeros((8, steps), dtype=np.int64)
     for s, page in enumerate(pages):
-        reads_below = unpack(page) == below_bit
+        reads_below = unpack_cells(page) == below_bit
         for t in range(n_states):
             want[t, s] = np.count_nonzero(reads_below & (state == t))
     assert (got == want).all()

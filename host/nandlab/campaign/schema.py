@@ -27,9 +27,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from nandlab.campaign.yamlmarks import CampaignFileError, Marks, field_name, load_marked
-from nandlab.characterize.patterns import PATTERNS
 from nandlab.characterize.retention import RETENTION_FORM, parse_retention
 from nandlab.errors import UsageError
+from nandlab.ops.pattern import PATTERNS
 
 MAX_UNITS_DEFAULT = 2000
 MAX_PEC = 1_000_000

@@ -1,4 +1,4 @@
-"""Helpers shared by the measurements: page types, cell states, energy estimates."""
+"""Helpers shared by the measurements: page types, cell states, latency rows."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from nandlab.analysis import operation_energy_uJ, unpack_cells
 from nandlab.profiles import Profile
 
 PAGE_TYPE_NAMES = {1: ("SLC",), 2: ("LSB", "MSB"), 3: ("LSB", "CSB", "MSB")}
@@ -26,11 +27,6 @@ def page_of(profile: Profile, wl: int, page_type: int) -> int:
     return wl * profile.geometry.bits_per_cell + page_type
 
 
-def unpack(data: bytes) -> np.ndarray:
-    """Bytes to one bit per cell (uint8): cell j = bit (j % 8) of byte j // 8."""
-    return np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little")
-
-
 def cell_states(profile: Profile, pages: dict[int, bytes]) -> np.ndarray:
     """Target state (0..2^b - 1) of every cell of a WL from its pages' data (all page types)."""
     gray = profile.geometry.gray_code
@@ -40,38 +36,23 @@ def cell_states(profile: Profile, pages: dict[int, bytes]) -> np.ndarray:
         raise ValueError(f"page types {sorted(missing)} missing: a state needs every page's bit")
     code = np.zeros(profile.geometry.cells_per_wl, dtype=np.int64)
     for p in range(bits):
-        code |= unpack(pages[p]).astype(np.int64) << p
+        code |= unpack_cells(pages[p]).astype(np.int64) << p
     lookup = np.full(1 << bits, -1, dtype=np.int64)
     for state, g in enumerate(gray):
         lookup[sum(bit << p for p, bit in enumerate(g))] = state
     return lookup[code]
 
 
-def energy_uJ(profile: Profile, operation: str, busy_us: float) -> float:
-    """Array energy of one operation estimated from the profile's supply current (µJ); a read
-    follows the die's read current model (`nandlab.vchip.power.read_current`)."""
-    if operation == "read":
-        from nandlab.vchip.power import read_energy_uJ
-
-        setup_ns = round(profile.timing.t_read_base_us * 1000)
-        return read_energy_uJ(profile.power, round(busy_us * 1000), setup_ns)
-    current_mA = {
-        "read": profile.power.read_mA,
-        "program": profile.power.program_mA,
-        "erase": profile.power.erase_mA,
-    }[operation]
-    return current_mA * profile.power.vcc_V * busy_us / 1000.0
-
-
 def op_row(
     profile: Profile, operation: str, busy_ns: int, base: dict[str, Any], **coords: Any
 ) -> dict[str, Any]:
-    """A latency row: busy time in µs and the estimated energy."""
+    """A latency row: busy time in µs and the energy estimated from the datasheet currents
+    (`nandlab.analysis.operation_energy_uJ`)."""
     busy_us = busy_ns / 1000.0
     return {
         **base,
         **coords,
         "operation": operation,
         "latency_us": busy_us,
-        "energy_uJ": energy_uJ(profile, operation, busy_us),
+        "energy_uJ": operation_energy_uJ(profile, operation, busy_us),
     }

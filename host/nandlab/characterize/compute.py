@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nandlab.analysis import cell_bit_errors, unpack_cells
 from nandlab.characterize.readback import DataSpec, page_address, page_data
 from nandlab.errors import UsageError
-from nandlab.schemes.base import PageLoc, Scratch, unpack_bits
+from nandlab.schemes.base import PageLoc, Scratch
 from nandlab.schemes.compute import make_scheme
 from nandlab.schemes.expr import parse, variables
 from nandlab.schemes.reference import evaluate
@@ -77,24 +78,17 @@ def check_ops(ops: Sequence[str], layout: str, count: int) -> None:
 def _bits(chip: Chip, spec: DataSpec, block: int, wl: int, page_type: int) -> np.ndarray:
     nbytes = chip.profile.geometry.page_bytes
     data = page_data(chip.profile, spec, block, wl, page_type)[:nbytes]
-    return unpack_bits(data, nbytes * 8)
+    return unpack_cells(data, nbytes * 8)
 
 
 def _read_bits(chip: Chip, loc: PageLoc) -> np.ndarray:
     nbytes = chip.profile.geometry.page_bytes
     got = chip.read_page(loc.block, loc.page, slc=loc.slc, length=nbytes)
-    return unpack_bits(got.data, nbytes * 8)
+    return unpack_cells(got.data, nbytes * 8)
 
 
 def _counts(got: np.ndarray, want: np.ndarray) -> dict[str, Any]:
-    e01 = int(np.count_nonzero((got == 1) & (want == 0)))
-    e10 = int(np.count_nonzero((got == 0) & (want == 1)))
-    return {
-        "bits": int(want.size),
-        "errors_0to1": e01,
-        "errors_1to0": e10,
-        "rber": (e01 + e10) / want.size,
-    }
+    return dict(cell_bit_errors(want, got).as_row())
 
 
 def measure_compute(

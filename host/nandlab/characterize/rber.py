@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from nandlab.characterize.common import op_row, page_bytes_total, page_of, page_type_names
-from nandlab.characterize.patterns import bit_errors, page_pattern
 from nandlab.characterize.progress import ProgressFn, no_progress
+from nandlab.characterize.readback import rber_row
 from nandlab.errors import AddressError
+from nandlab.ops.pattern import page_pattern
 
 if TYPE_CHECKING:
     from nandlab.onfi import Chip
@@ -116,20 +117,9 @@ def measure_rber(
         for pt, expected in sorted(written[wl].items()):
             page = page_of(profile, wl, pt)
             got = chip.read_page(block, page)
-            up, down = bit_errors(expected, got.data)
-            bits = len(expected) * 8
             coords = dict(base or {})
             coords.update(block=block, wl=wl, page=page, page_type=names[pt], offsets=defaults)
-            rows.append(
-                {
-                    **coords,
-                    "operation": "rber",
-                    "bits": bits,
-                    "errors_0to1": up,
-                    "errors_1to0": down,
-                    "rber": (up + down) / bits,
-                }
-            )
+            rows.append(rber_row(expected, got.data, coords))
             rows.append(op_row(profile, "read", got.busy_ns, coords))
         progress(f"reading block {block}", i + 1, len(written))
     return rows

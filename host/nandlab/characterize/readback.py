@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nandlab.analysis import bit_errors, chunk_bit_errors
 from nandlab.characterize.common import op_row, page_bytes_total, page_type_names
-from nandlab.characterize.patterns import bit_errors, page_pattern
+from nandlab.ops.pattern import page_pattern
 
 if TYPE_CHECKING:
     from nandlab.onfi import Chip
@@ -135,22 +136,11 @@ def measure_pages(
             rows.append(rber_row(expected, got.data, coords))
             rows.append(op_row(profile, "read", got.busy_ns, coords, energy_measured=False))
             if chunk_bytes:
-                for i in range(0, len(expected), chunk_bytes):
-                    row = rber_row(
-                        expected[i : i + chunk_bytes], got.data[i : i + chunk_bytes], coords
-                    )
-                    rows.append({**row, "operation": "rber_chunk", "chunk": i // chunk_bytes})
+                for i, errs in enumerate(chunk_bit_errors(expected, got.data, chunk_bytes)):
+                    rows.append({**coords, "operation": "rber_chunk", **errs.as_row(), "chunk": i})
     return rows
 
 
 def rber_row(expected: bytes, read: bytes, coords: dict[str, Any]) -> dict[str, Any]:
-    up, down = bit_errors(expected, read)
-    bits = len(expected) * 8
-    return {
-        **coords,
-        "operation": "rber",
-        "bits": bits,
-        "errors_0to1": up,
-        "errors_1to0": down,
-        "rber": (up + down) / bits,
-    }
+    """An "rber" row: bits compared and bit errors split by direction."""
+    return {**coords, "operation": "rber", **bit_errors(expected, read).as_row()}

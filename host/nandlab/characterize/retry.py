@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from nandlab.characterize.patterns import bit_errors
+from nandlab.analysis import bit_errors
 from nandlab.characterize.readback import DataSpec, page_address, page_data, page_types, rber_row
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def search_offsets(
                 for code in codes:
                     chip.set_read_offset_code(r, code)
                     got = chip.read_page(block, page)
-                    scores.append((sum(bit_errors(expected, got.data)), abs(code), code))
+                    scores.append((bit_errors(expected, got.data).errors, abs(code), code))
                 best[r] = min(scores)[2]
                 chip.set_read_offset_code(r, 0)
             for r, code in best.items():

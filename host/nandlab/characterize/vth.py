@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nandlab.characterize.common import cell_states, page_of, unpack
+from nandlab.analysis import unpack_cells
+from nandlab.characterize.common import cell_states, page_of
 from nandlab.characterize.progress import ProgressFn, no_progress
 
 if TYPE_CHECKING:
@@ -222,7 +223,7 @@ def measure_vth(
         return got.data
 
     def read(page_type: int) -> np.ndarray:
-        return unpack(read_raw(page_type))
+        return unpack_cells(read_raw(page_type))
 
     centers: list[list[float]] = [[] for _ in range(n_states)]
     bin_refs: list[list[str]] = [[] for _ in range(n_states)]
@@ -260,7 +261,7 @@ def measure_vth(
                 count = np.bitwise_count(words & masks).sum(axis=1, dtype=np.int64)
                 v = ref.default_mV + code * ro.step_mV
                 if (k == 0 and r == 0) or (k == len(codes) - 1 and r == n_refs - 1):
-                    is_below = unpack(raw) == below_bit
+                    is_below = unpack_cells(raw) == below_bit
                     if k == 0 and r == 0:
                         below = np.bincount(states[is_below & (region == 0)], minlength=n_states)
                     if k == len(codes) - 1 and r == n_refs - 1:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nandlab.characterize.common import op_row, page_bytes_total
-from nandlab.characterize.patterns import page_pattern
 from nandlab.characterize.progress import ProgressFn, no_progress
 from nandlab.errors import UsageError
+from nandlab.ops.pattern import page_pattern
 
 if TYPE_CHECKING:
     from nandlab.onfi import Chip

@@ -9,7 +9,6 @@ from typing import Any
 import click
 from rich.table import Table
 
-from nandlab.characterize.patterns import PATTERNS, page_pattern
 from nandlab.cli.common import (
     fresh_option,
     json_option,
@@ -22,6 +21,7 @@ from nandlab.cli.common import (
 )
 from nandlab.errors import UsageError
 from nandlab.onfi_spec.opcodes import Status
+from nandlab.ops.pattern import PATTERNS, page_pattern
 from nandlab.profiles import builtin_names, load_profile
 
 URL = click.argument("url")

@@ -1,4 +1,5 @@
-"""On-board pattern generator: the pattern word and the byte stream it defines.
+"""Data patterns: the on-board pattern generator (the pattern word and the byte stream it
+defines) and the page data patterns the host writes (`page_pattern`).
 
 The byte stream must be identical on the host, in the firmware and in the RTL
 (spec.yaml, `pattern`). CONST: every byte is the const byte. CHECKER: every
@@ -19,7 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from nandlab.errors import OpProgramError
+from nandlab.errors import OpProgramError, UsageError
 from nandlab.ops._generated import (
     CHECKER_BYTE_0,
     CHECKER_BYTE_1,
@@ -171,3 +172,55 @@ def pattern_bytes(pattern: Pattern, seed: int, n: int) -> bytes:
     if pattern.invert:
         data = data ^ np.uint8(0xFF)
     return data.tobytes()
+
+
+# Page data patterns: what the host writes to a page (data + spare) and regenerates later to
+# count errors or to know each cell's programmed state.
+# - "random": seeded pseudo-random, different for every (seed, block, page).
+# - "checker": 0x55 on even WLs and 0xAA on odd WLs, so neighbouring cells on a WL and along
+#   a bitline hold opposite bits.
+# - "zeros" / "ones": all-0 (every page bit programmed) / all-1 (erased).
+# Flash layouts keep the factory bad-block marker (the first spare byte) FFh, since a chip
+# reads a block whose page 0 has another value there as bad: pass `marker_column` (the page's
+# data size) to keep that byte FFh.
+
+PATTERNS = ("random", "checker", "zeros", "ones")
+
+
+def page_pattern(
+    kind: str,
+    nbytes: int,
+    *,
+    seed: int = 0,
+    block: int = 0,
+    page: int = 0,
+    wl: int = 0,
+    marker_column: int | None = None,
+) -> bytes:
+    """Return `nbytes` of the pattern `kind` for one page.
+
+    `seed`, `block` and `page` select the random stream; `wl` selects the
+    checkerboard phase; the byte at `marker_column`, if given, is FFh.
+    Raises UsageError for an unknown kind.
+    """
+    data = _pattern(kind, nbytes, seed, block, page, wl)
+    if marker_column is not None and 0 <= marker_column < nbytes:
+        data = data[:marker_column] + b"\xff" + data[marker_column + 1 :]
+    return data
+
+
+def _pattern(kind: str, nbytes: int, seed: int, block: int, page: int, wl: int) -> bytes:
+    if nbytes < 0:
+        raise ValueError("nbytes must be >= 0")
+    if kind == "random":
+        if seed < 0:
+            raise UsageError(f"pattern seed must be >= 0, got {seed}")
+        rng = np.random.default_rng([seed, block, page])
+        return rng.integers(0, 256, nbytes, dtype=np.uint8).tobytes()
+    if kind == "checker":
+        return bytes([0x55 if wl % 2 == 0 else 0xAA]) * nbytes
+    if kind == "zeros":
+        return bytes(nbytes)
+    if kind == "ones":
+        return b"\xff" * nbytes
+    raise UsageError(f"unknown pattern '{kind}': use one of {', '.join(PATTERNS)}")

@@ -404,10 +404,40 @@ class Power(_Strict):
         "bitline precharge); the sensings then draw read_mA. None = read_mA throughout",
     )
 
+    def read_current(self, busy_ns: int, setup_ns: int) -> list[tuple[int, float]]:
+        """Supply current of one array read over its R/B# low time, as (duration ns, mA).
+
+        With `read_setup_mA` set, the first `setup_ns` (charge-pump ramp, WL and bitline
+        precharge) draw that current and the sensings after it `read_mA`; else the whole
+        read draws `read_mA`.
+        """
+        busy_ns = max(int(busy_ns), 0)
+        if self.read_setup_mA is None:
+            return [(busy_ns, self.read_mA)]
+        split = min(max(int(setup_ns), 0), busy_ns)
+        return [(split, self.read_setup_mA), (busy_ns - split, self.read_mA)]
+
+    def mws_read_mA(self, blocks: int) -> float:
+        """Read current of a multi-WL sensing over `blocks` blocks: each further block charges
+        its WLs from the same pump, whose output saturates at mws_pump_limit_mA above a read."""
+        extra_demand = self.mws_block_mA * max(blocks - 1, 0)
+        limit = self.mws_pump_limit_mA
+        extra = limit * (1.0 - math.exp(-extra_demand / limit)) if limit > 0 else extra_demand
+        return self.read_mA + extra
+
 
 class Environment(_Strict):
+    """Qualification-level figures a controller plans retention bakes with."""
+
     bake_temp_C: float = Field(default=85.0, description="temperature of a retention bake")
     ambient_temp_C: float = 30.0
+    activation_energy_eV: float = Field(
+        default=1.1,
+        gt=0,
+        description="Arrhenius activation energy (eV) of data-retention loss that the part's "
+        "qualification states (JESD22-A117 / JEP122 style), used to turn a retention time at "
+        "use temperature into a bake time; the virtual die's own value is physics'",
+    )
 
 
 class Profile(_Strict):

@@ -30,21 +30,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from nandlab.analysis import operation_energy_uJ
 from nandlab.errors import AddressError, UsageError
 from nandlab.schemes.expr import Expr
 
 if TYPE_CHECKING:
     from nandlab.onfi import Chip
     from nandlab.profiles import Profile
-
-CURRENT_OF_KIND = {
-    "read": "read_mA",
-    "soft_bit_read": "read_mA",
-    "copyback": "program_mA",
-    "program": "program_mA",
-    "erase": "erase_mA",
-}
-
 
 @dataclass(frozen=True)
 class PageLoc:
@@ -82,7 +74,8 @@ class ChipOp:
     """One chip operation of a plan.
 
     kind: read, soft_bit_read, latch, mws, set_feature, copyback, program, erase.
-    busy_us: R/B# low time reported by the chip; energy_uJ: supply energy.
+    busy_us: R/B# low time reported by the chip; energy_uJ: supply energy estimated from
+    the datasheet currents (the plan's estimate, not a measurement).
     """
 
     kind: str
@@ -161,78 +154,19 @@ class SchemeResult:
     plan: Plan
 
 
-ARRAY_READ_KINDS = ("read", "soft_bit_read")
-"""Plan kinds that are one array read (READ 00h-30h, soft-bit read, inverse read): their
-current follows the die's read model (`nandlab.vchip.power.read_current`)."""
-
-
-def energy_uJ(
-    profile: Profile,
-    kind: str,
-    busy_us: float,
-    sensings: int = 0,
-    blocks: int = 1,
-    read_us: float | None = None,
-) -> float:
-    """Supply energy of an operation from the profile's currents (µJ), as the virtual die's
-    current log draws them.
-
-    Array reads: the read setup current over t_read_base_us when the profile gives one, then
-    read_mA (`nandlab.vchip.power.read_current`). An MWS over `blocks` blocks: the
-    multi-block read current (`nandlab.vchip.testmode.mws_current_mA`) throughout. A
-    latch-sequenced run: read_mA for its `sensings` sensings of t_sense_us each, idle
-    current for the latch steps between them. A latch XOR or SET FEATURES: idle current.
-    A copyback whose read part (`read_us`) is known: that read, then program_mA. Other
-    kinds draw their phase current throughout.
-    """
-    from nandlab.vchip.power import read_energy_uJ
-    from nandlab.vchip.testmode import mws_current_mA
-
-    pw = profile.power
-    if kind in ARRAY_READ_KINDS:
-        setup_ns = round(profile.timing.t_read_base_us * 1000)
-        return read_energy_uJ(pw, round(busy_us * 1000), setup_ns)
-    if kind == "mws":
-        mA = mws_current_mA(profile, max(blocks, 1))
-        return mA * pw.vcc_V * busy_us / 1000.0
-    if kind == "latch":
-        sense_us = min(sensings * profile.timing.t_sense_us, busy_us)
-        return (pw.read_mA * sense_us + pw.idle_mA * (busy_us - sense_us)) * pw.vcc_V / 1000.0
-    if kind in ("xor", "set_feature"):  # no array activity: the die draws idle current
-        return pw.idle_mA * pw.vcc_V * busy_us / 1000.0
-    if kind == "copyback" and read_us is not None:
-        read_us = min(read_us, busy_us)
-        setup_ns = round(profile.timing.t_read_base_us * 1000)
-        read = read_energy_uJ(pw, round(read_us * 1000), setup_ns)
-        return read + pw.program_mA * pw.vcc_V * (busy_us - read_us) / 1000.0
-    attr = CURRENT_OF_KIND.get(kind)
-    if attr is None:
-        return 0.0
-    return float(getattr(pw, attr)) * pw.vcc_V * busy_us / 1000.0
-
-
 def chip_op(
     profile: Profile, kind: str, what: str, busy_ns: int, sensings: int = 0, **detail: Any
 ) -> ChipOp:
-    """A ChipOp from a busy time in ns, with its energy estimated from the profile
-    (`detail["blocks"]`: blocks an MWS activates; `detail["read_us"]`: the read part of
-    a copyback)."""
+    """A ChipOp from a busy time in ns, with its energy estimated from the profile's
+    datasheet currents (`nandlab.analysis.operation_energy_uJ`; `detail["blocks"]`: blocks
+    an MWS activates; `detail["read_us"]`: the read part of a copyback)."""
     busy_us = busy_ns / 1000.0
     read_us = detail.get("read_us")
-    energy = energy_uJ(profile, kind, busy_us, sensings, int(detail.get("blocks", 1)),
-                       None if read_us is None else float(read_us))
+    energy = operation_energy_uJ(
+        profile, kind, busy_us, sensings, int(detail.get("blocks", 1)),
+        None if read_us is None else float(read_us),
+    )
     return ChipOp(kind, what, sensings, busy_us, energy, detail)
-
-
-def unpack_bits(data: bytes, nbits: int) -> np.ndarray:
-    """The first `nbits` cells of page bytes (cell j = bit j % 8 of byte j // 8), as 0/1."""
-    bits = np.unpackbits(np.frombuffer(bytes(data), dtype=np.uint8), bitorder="little")
-    return bits[:nbits]
-
-
-def pack_bits(bits: np.ndarray) -> bytes:
-    """Inverse of unpack_bits (little bit order)."""
-    return np.packbits(np.asarray(bits, dtype=np.uint8), bitorder="little").tobytes()
 
 
 class Scratch:

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nandlab.characterize.patterns import page_pattern
+from nandlab.analysis import cell_bit_errors, unpack_cells
 from nandlab.errors import NandlabError, UnsupportedCapability, UsageError
-from nandlab.schemes.base import SCHEMES, PageLoc, Scheme, SchemeResult, Scratch, unpack_bits
+from nandlab.ops.pattern import page_pattern
+from nandlab.schemes.base import SCHEMES, PageLoc, Scheme, SchemeResult, Scratch
 from nandlab.schemes.expr import parse, variables
 from nandlab.schemes.reference import evaluate
 
@@ -119,7 +120,7 @@ def store_operands(
             fc.store(loc.block, loc.page, data)
         else:
             chip.program_page(loc.block, loc.page, data, slc=loc.slc, blank_check=False)
-        out[name] = StoredOperand(name, loc, unpack_bits(data, nbytes * 8))
+        out[name] = StoredOperand(name, loc, unpack_cells(data, nbytes * 8))
     if fc is not None:
         fc.tm.clear_esp()
     return out
@@ -131,7 +132,7 @@ def read_operands(chip: Chip, locs: Mapping[str, PageLoc]) -> dict[str, StoredOp
     chip.reset_read_offsets()
     return {
         n: StoredOperand(
-            n, loc, unpack_bits(chip.read_page(loc.block, loc.page, slc=loc.slc).data, nbits)
+            n, loc, unpack_cells(chip.read_page(loc.block, loc.page, slc=loc.slc).data, nbits)
         )
         for n, loc in locs.items()
     }
@@ -214,6 +215,6 @@ def compute(
                 raise
             report.runs.append(SchemeRun(name, None, error=str(exc)))
             continue
-        errors = int(np.count_nonzero(result.bits != reference))
+        errors = cell_bit_errors(reference, result.bits).errors
         report.runs.append(SchemeRun(name, result, errors, int(reference.size)))
     return report

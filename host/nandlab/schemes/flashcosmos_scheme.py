@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nandlab.analysis import pack_cells, unpack_cells
 from nandlab.errors import UsageError
 from nandlab.schemes.base import (
     PageLoc,
@@ -32,9 +33,7 @@ from nandlab.schemes.base import (
     SchemeResult,
     Scratch,
     chip_op,
-    pack_bits,
     register,
-    unpack_bits,
 )
 from nandlab.schemes.expr import Expr, Not, Op, Var
 from nandlab.schemes.flashcosmos import FcResult, FlashCosmos
@@ -113,12 +112,12 @@ class _Lowering:
             self.plan.add(
                 chip_op(self.profile, "read", f"read operand {name} at {loc}", got.busy_ns, 1)
             )
-            self._host[name] = unpack_bits(got.data, self.nbits)
+            self._host[name] = unpack_cells(got.data, self.nbits)
         return self._host[name]
 
     def _store(self, bits: np.ndarray, what: str) -> Operand:
         block, wl = self.scratch.take_slc_wl(self.plan, self.plane)
-        res = self.fc.store(block, wl, pack_bits(bits))
+        res = self.fc.store(block, wl, pack_cells(bits))
         self.plan.add(
             chip_op(self.profile, "program", f"ESP program {what} -> b{block}/wl{wl}", res.busy_ns)
         )
@@ -158,7 +157,7 @@ class _Lowering:
                     **detail,
                 )
             )
-        return unpack_bits(res.data, self.nbits)
+        return unpack_cells(res.data, self.nbits)
 
     @staticmethod
     def _literal_of(e: Expr) -> tuple[str, bool] | None:

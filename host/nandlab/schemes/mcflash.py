@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nandlab.analysis import pack_cells, unpack_cells
 from nandlab.errors import UnsupportedCapability, UsageError
 from nandlab.schemes.base import (
     PageLoc,
@@ -50,9 +51,7 @@ from nandlab.schemes.base import (
     SchemeResult,
     Scratch,
     chip_op,
-    pack_bits,
     register,
-    unpack_bits,
 )
 from nandlab.schemes.expr import Expr, Not, Op, Var
 
@@ -548,7 +547,7 @@ class McFlash(Scheme):
             data, busy = res.data, res.busy_ns
         kind = "soft_bit_read" if r.kind == "sbr" else "read"
         plan.add(chip_op(profile, kind, what, busy, r.sensings, predicted_error=r.predicted_error))
-        return unpack_bits(data, nbits)
+        return unpack_cells(data, nbits)
 
     def forget_offsets(self) -> None:
         """Someone else (another planner on the same chip) may have set the offset registers:
@@ -730,7 +729,7 @@ class PairComposer:
 
     def program_bits(self, bits: np.ndarray, block: int, page: int) -> None:
         chip, profile = self.scheme.chip, self.profile
-        res = chip.program_page(block, page, pack_bits(bits), blank_check=False)
+        res = chip.program_page(block, page, pack_cells(bits), blank_check=False)
         self.plan.add(
             chip_op(profile, "program", f"PROGRAM b{block}/p{page} (from the host)", res.busy_ns)
         )
@@ -743,7 +742,7 @@ class PairComposer:
             1 if loc.slc else len(profile.page_refs[loc.page_type(profile.geometry.bits_per_cell)])
         )
         self.plan.add(chip_op(profile, "read", f"READ {loc}", res.busy_ns, sensings))
-        return unpack_bits(res.data, profile.geometry.page_bytes * 8)
+        return unpack_cells(res.data, profile.geometry.page_bytes * 8)
 
     def not_value(self, v: _Value) -> np.ndarray:
         """NOT on the chip: inverse read of a stored page, or the constant-page layout."""

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nandlab.analysis import unpack_cells
 from nandlab.errors import UnsupportedCapability, UsageError
 from nandlab.onfi.testmode import Step, TestMode, init_l1, init_l2, m1, m2, m3, sense
 from nandlab.onfi_spec.testmode import LatchOp
@@ -37,7 +38,6 @@ from nandlab.schemes.base import (
     Scratch,
     chip_op,
     register,
-    unpack_bits,
 )
 from nandlab.schemes.expr import Expr
 from nandlab.schemes.mcflash import OPS, TT, PairComposer, _Value
@@ -215,7 +215,7 @@ class ParaBit(Scheme):
         )
         if not read:
             return None
-        return unpack_bits(res.data, self.profile.geometry.page_bytes * 8)
+        return unpack_cells(res.data, self.profile.geometry.page_bytes * 8)
 
     def operation(self, op: str, block: int, wl: int, plan: Plan) -> np.ndarray:
         """One of SEQUENCES on WL (block, wl) (a = LSB, b = MSB); the OUT node's bits."""

@@ -54,11 +54,6 @@ def truth_table(expr: Expr, x: str, y: str) -> tuple[int, int, int, int]:
     return (out[0], out[1], out[2], out[3])
 
 
-def bit_errors(result: np.ndarray, expected: np.ndarray) -> int:
-    """Number of differing bits between two bit arrays."""
-    return int(np.count_nonzero(np.asarray(result) != np.asarray(expected)))
-
-
 def check_same(a: Op | Expr, b: Expr) -> bool:
     """Whether two expressions are equal as functions (exhaustive, up to 16 names)."""
     names = sorted(set(variables(a)) | set(variables(b)))
