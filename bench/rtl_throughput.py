@@ -17,6 +17,7 @@ This file is also the cocotb test module the simulation imports.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import statistics
@@ -24,16 +25,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "hw" / "tb"))
-
-import itertools
-
 import cocotb
-from common.ctrl_bench import BenchConfig, CtrlBench
-from common.programs import Programs
 from nandlab.onfi_spec.sdr_timing import sdr
 from nandlab.ops import Pattern, Program, pattern_bytes
+from nandlab.rtlsim.ctrl_bench import BenchConfig, CtrlBench
+from nandlab.rtlsim.programs import Programs
 
 MODE = 5
 PROFILE = "slc-search"
@@ -118,7 +114,7 @@ async def measure(dut) -> None:
 
 
 def main() -> int:
-    from common.sim_env import SimulatorMissing, build_ctrl, run
+    from nandlab.rtlsim.sim_env import SimulatorMissing, build_ctrl, run
 
     try:
         folder = build_ctrl("verilator")

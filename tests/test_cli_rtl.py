@@ -6,16 +6,13 @@ in hw/tb/build/), and the message a user gets when no simulator is installed.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import Result
-
-REPO = Path(__file__).resolve().parents[1]
-PROFILE = REPO / "hw" / "tb" / "common" / "slc-tb-tiny.yaml"
+from nandlab.rtlsim import sim_env
+from nandlab.rtlsim.sim_env import TB_PROFILE as PROFILE
 
 
 def test_info_through_the_rtl(run_json: Callable[..., Any]) -> None:
@@ -28,9 +25,6 @@ def test_info_through_the_rtl(run_json: Callable[..., Any]) -> None:
 def test_missing_simulator_names_the_install(
     run: Callable[..., Result], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sys.path.insert(0, str(REPO / "hw" / "tb"))
-    from common import sim_env
-
     monkeypatch.setattr(sim_env, "verilator_root", lambda: None)
     result = run("info", "rtl://slc-search")
     assert result.exit_code == 1

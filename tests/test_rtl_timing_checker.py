@@ -1,7 +1,7 @@
 """The ONFI SDR pin timing checker (nandlab.vchip.pin_timing) on an ideal controller's waveform.
 
 The checker is the one both pin-level benches use: the RTL cocotb testbenches
-(hw/tb/common/onfi_pins.py) and the virtual FT2232H (nandlab.vusb.nand_bus).
+(nandlab.rtlsim.onfi_pins) and the virtual FT2232H (nandlab.vusb.nand_bus).
 A small waveform builder plays an ideal controller (every edge at the
 tightest legal time of the mode); the checker must accept it in every mode,
 and must catch each parameter, and nothing the moved edge does not also

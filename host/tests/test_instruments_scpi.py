@@ -49,14 +49,18 @@ def test_silent_resource_and_non_numeric_answer(chamber: ScpiTemperature) -> Non
         chamber.read_C()
 
 
-def test_ftdi_bench_reports_the_measured_temperature(chamber: ScpiTemperature) -> None:
+def test_ftdi_bench_declares_the_chamber_as_its_thermal_role(chamber: ScpiTemperature) -> None:
+    from nandlab.bench import Bench, MissingRole
     from nandlab.vusb.bench import virtual_ftdi_bench
 
-    with virtual_ftdi_bench() as (bench, _device):
-        assert bench.temperature_C is None
-        bench.temperature = chamber
+    with virtual_ftdi_bench() as (transport, _device):
+        with pytest.raises(MissingRole, match="no temperature controller"):
+            Bench(transport).thermal  # noqa: B018 - the access raises
+        transport.temperature = chamber
         chamber.set_C(55.0)
-        assert bench.temperature_C == 55.0
+        assert Bench(transport).thermal.read_C() == 55.0
+        described = Bench(transport).snapshot()["instruments"]["thermal"]
+        assert described["kind"] == "scpi" and described["idn"]
 
 
 def test_no_visa_library_is_an_instrument_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -186,7 +186,7 @@ def test_instruments(bench: SimTransport) -> None:
         bench.fast_forward_wear(2, 10, 1)
     with pytest.raises(RangeError):
         bench.bake(85.0, -1)
-    assert bench.temperature_C == bench.profile.environment.ambient_temp_C
+    assert bench.roles.declared() == ("power", "clock", "faults", "wear", "oven")
 
 
 def test_closed_bench_refuses(bench: SimTransport) -> None:

@@ -2,17 +2,12 @@
 
 `pytest hw/tb` runs each testbench's quick parameter grid; `pytest hw/tb
 --rtl-full` runs the full grid (every SDR timing mode, both simulators, with
-and without result-stream back-pressure). Simulator setup: common/sim_env.py.
+and without result-stream back-pressure). Simulator setup: nandlab.rtlsim.sim_env.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -5,7 +5,14 @@
     'mcu'
 """
 
-from nandlab.boards.loader import BoardError, board_names, boards_dir, load_board, parse_board
+from nandlab.boards.loader import (
+    BoardError,
+    board_names,
+    board_path,
+    boards_dir,
+    load_board,
+    parse_board,
+)
 from nandlab.boards.model import (
     BitbangWiring,
     Board,
@@ -26,6 +33,7 @@ __all__ = [
     "PowerMonitor",
     "TemperatureControl",
     "board_names",
+    "board_path",
     "boards_dir",
     "load_board",
     "parse_board",

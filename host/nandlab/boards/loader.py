@@ -53,8 +53,8 @@ def parse_board(text: str, source: str) -> Board:
         raise BoardError("\n".join(lines)) from None
 
 
-def load_board(name_or_path: str | Path) -> Board:
-    """A board by name (from boards_dir()) or from a YAML file path."""
+def board_path(name_or_path: str | Path) -> Path:
+    """The file of a board named (in boards_dir()) or given by path; BoardError if none."""
     key = str(name_or_path)
     path = Path(key)
     if path.suffix not in (".yaml", ".yml"):
@@ -66,4 +66,10 @@ def load_board(name_or_path: str | Path) -> Board:
             )
     if not path.is_file():
         raise BoardError(f"board file {path} does not exist")
+    return path
+
+
+def load_board(name_or_path: str | Path) -> Board:
+    """A board by name (from boards_dir()) or from a YAML file path."""
+    path = board_path(name_or_path)
     return parse_board(path.read_text(), str(path))

@@ -20,7 +20,7 @@ Register facts (TI datasheets):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from nandlab.boards.model import Board, MonitorChannel
 from nandlab.errors import NandlabError
@@ -166,6 +166,14 @@ class Ina2xxMonitor:
 
     def current_uA(self) -> float:
         return sum(m.current_uA() for m in self.monitors)
+
+    def describe(self) -> dict[str, Any]:
+        """For the run's snapshot: each channel's chip, rail and shunt, and the sample period."""
+        return {
+            "kind": "ina2xx",
+            "channels": [{"name": m.name, "shunt_mOhm": m.shunt_mOhm} for m in self.monitors],
+            "period_ns": self.period_ns,
+        }
 
     def start(self) -> None:
         self._sampler = SamplingThread(self.current_uA, self.period_ns, self.monitors[0].bus_mV())

@@ -26,6 +26,7 @@ class Ppk2Monitor:
     """A PPK2 on `port` (e.g. /dev/ttyACM0) sourcing `source_mV` to the socket's rail."""
 
     def __init__(self, port: str, source_mV: int, *, api: Any = None) -> None:
+        self.port = port
         if api is None:
             from ppk2_api.ppk2_api import PPK2_API
 
@@ -45,6 +46,11 @@ class Ppk2Monitor:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._start_ns = 0
+
+    def describe(self) -> dict[str, Any]:
+        """For the run's snapshot: the serial port and the source voltage."""
+        return {"kind": "ppk2", "port": self.port, "source_mV": self.source_mV,
+                "period_ns": PPK2_PERIOD_NS}
 
     def start(self) -> None:
         self._chunks = []

@@ -55,6 +55,19 @@ class ScpiTemperature:
     def identify(self) -> str:
         return str(self.inst.query("*IDN?")).strip()
 
+    def describe(self) -> dict[str, Any]:
+        """For the run's snapshot: the VISA resource, its *IDN? answer and the settle band."""
+        try:
+            idn: str | None = self.identify()
+        except Exception:  # noqa: BLE001 - a controller without *IDN? still runs
+            idn = None
+        return {
+            "kind": "scpi",
+            "resource": self.settings.resource,
+            "idn": idn,
+            "settle_band_C": self.settings.settle_band_C,
+        }
+
     def read_C(self) -> float:
         """The measured temperature (°C)."""
         try:

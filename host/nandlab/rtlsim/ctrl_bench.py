@@ -11,9 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 from dataclasses import asdict, dataclass, fields
-from pathlib import Path
 
-import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, RisingEdge
 from cocotbext.axi import (
@@ -24,15 +22,13 @@ from cocotbext.axi import (
     AxiStreamSink,
     AxiStreamSource,
 )
+
 from nandlab.ops import Program, Results, decode_results
 from nandlab.profiles import Profile, load_profile
 from nandlab.regs import REG
+from nandlab.rtlsim.onfi_pins import OnfiPins
+from nandlab.rtlsim.sim_env import TB_PROFILE
 from nandlab.vchip.die import VirtualDie
-
-from common.onfi_pins import OnfiPins
-
-TB_PROFILE = Path(__file__).with_name("slc-tb-tiny.yaml")
-"""Small virtual SLC die (96 + 32 byte pages, microsecond busy times) for fast simulation."""
 
 ENV_PREFIX = "NANDLAB_TB_"
 
@@ -83,7 +79,7 @@ class CtrlBench:
         self.profile = self.config.load_profile()
         self.log = dut._log
         self.clk_ps = self.config.clk_ps
-        cocotb.start_soon(Clock(dut.clk, self.clk_ps, unit="ps").start())
+        Clock(dut.clk, self.clk_ps, unit="ps").start()
         self.cmd = AxiStreamSource(
             AxiStreamBus.from_prefix(dut, "s_axis_cmd"), dut.clk, dut.rst
         )

@@ -25,8 +25,9 @@ log line up with the simulation.
 
 Every edge also goes to the ONFI SDR timing checker of the host package
 (`nandlab.vchip.pin_timing.SdrTimingChecker`, the one the virtual FT2232H
-uses too) in the selected die's current SDR timing mode (the die switches on SET FEATURES 01h); the first violation
-fails the test with the parameter, measured and required values.
+uses too) in the selected die's current SDR timing mode (the die switches on
+SET FEATURES 01h); the first violation fails the test with the parameter,
+measured and required values.
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import cocotb
-from cocotb.handle import SimHandleBase
+from cocotb.handle import LogicArrayObject, LogicObject, SimHandleBase
 from cocotb.simtime import get_sim_time
 from cocotb.triggers import First, ReadOnly, Timer
+
 from nandlab.vchip.die import VirtualDie
 from nandlab.vchip.pin_timing import PS_PER_NS as PS
 from nandlab.vchip.pin_timing import OnfiTimingError, SdrTimingChecker, TimingViolation
@@ -44,7 +46,7 @@ from nandlab.vchip.pin_timing import OnfiTimingError, SdrTimingChecker, TimingVi
 RESET_CMD = 0xFF
 
 
-def _int(handle: SimHandleBase, default: int) -> int:
+def _int(handle: LogicObject | LogicArrayObject, default: int) -> int:
     try:
         return int(handle.value)
     except ValueError:  # X / Z before reset

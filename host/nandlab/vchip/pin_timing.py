@@ -2,7 +2,7 @@
 
 The one checker of both pin-level benches: the virtual FT2232H
 (`nandlab.vusb.nand_bus`) and the RTL cocotb testbenches
-(`hw/tb/common/onfi_pins.py`). A controller model reports every edge of the
+(`nandlab.rtlsim.onfi_pins`). A controller model reports every edge of the
 ONFI pins, in time order, with `edge(t_ps, pin, level)`; the checker measures
 each SDR parameter the controller owns against the selected timing mode
 (`nandlab.onfi_spec.sdr_timing`, plus the hold and turnaround minima

@@ -16,7 +16,6 @@ alike (see FULL).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import cocotb
@@ -31,14 +30,10 @@ from nandlab.ops import (
     pattern_bytes,
 )
 from nandlab.regs import ID_MAGIC
+from nandlab.rtlsim.ctrl_bench import BenchConfig, CtrlBench
+from nandlab.rtlsim.programs import Programs, compare
+from nandlab.rtlsim.sim_env import build_ctrl, run
 from nandlab.transport.sim import SimTransport, error_counts
-
-TB_DIR = Path(__file__).resolve().parent
-sys.path.insert(0, str(TB_DIR.parent))
-
-from common.ctrl_bench import BenchConfig, CtrlBench
-from common.programs import Programs, compare
-from common.sim_env import build_ctrl, run
 
 TOPLEVEL = "nandlab_ctrl"
 MODULE = Path(__file__).stem

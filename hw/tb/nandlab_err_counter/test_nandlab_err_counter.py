@@ -7,18 +7,14 @@ Random read / expected bytes, random gaps in `valid`, chunks closed by
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
 import cocotb
 import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
+from nandlab.rtlsim.sim_env import build, run
 from nandlab.transport.sim import error_counts
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from common.sim_env import build, run
 
 TOPLEVEL = "nandlab_err_counter"
 MODULE = Path(__file__).stem

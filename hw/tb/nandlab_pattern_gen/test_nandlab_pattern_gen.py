@@ -8,7 +8,6 @@ must hold its byte while `next` is low); illegal pattern words drop `cfg_ok`.
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
 import cocotb
@@ -16,10 +15,7 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
 from nandlab.ops import Pattern, pattern_bytes
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from common.sim_env import build, run
+from nandlab.rtlsim.sim_env import build, run
 
 TOPLEVEL = "nandlab_pattern_gen"
 MODULE = Path(__file__).stem

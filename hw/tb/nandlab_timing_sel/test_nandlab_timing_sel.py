@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import os
 import random
-import sys
 from pathlib import Path
 
 import cocotb
 import pytest
 from cocotb.triggers import Timer
 from nandlab.onfi_spec.sdr_timing import sdr
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from common.sim_env import build, run
+from nandlab.rtlsim.sim_env import build, run
 
 TOPLEVEL = "nandlab_timing_sel"
 MODULE = Path(__file__).stem

@@ -7,17 +7,13 @@ by zero (all ones), back to back and with idle gaps.
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
 import cocotb
 import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from common.sim_env import build, run
+from nandlab.rtlsim.sim_env import build, run
 
 TOPLEVEL = "nandlab_udiv"
 MODULE = Path(__file__).stem

@@ -37,11 +37,12 @@ from nandlab.ops import (
     Results,
 )
 from nandlab.profiles import Profile, load_profile
-from nandlab.transport.base import Transport
+from nandlab.transport.base import Transport, board_record
 from nandlab.transport.ftdi.bitbang import BitbangRunner
 from nandlab.transport.ftdi.mcu_runner import LinkStats, McuRunner, usb_errno
 from nandlab.transport.ftdi.mcu_stream import CLK_DIV5_OFF, McuCompiler, Step
 from nandlab.transport.ftdi.options import FtdiOptions, parse_ftdi_url
+from nandlab.transport.roles import PowerMonitor, Roles, ThermalController
 
 BENCH_CAPABILITIES = frozenset(
     {"din_pattern", "dout_compare", "cache_read", "cache_program", "multiplane", "copyback"}
@@ -50,7 +51,7 @@ VENDOR_CAPABILITIES = ("slc_mode", "soft_bit_read")
 EACCES = 13
 
 
-class PowerWindow(Protocol):
+class PowerWindow(PowerMonitor, Protocol):
     """A power monitor as the transport uses it (see nandlab.instruments)."""
 
     def start(self) -> None: ...
@@ -87,14 +88,15 @@ class FtdiTransport(Transport):
         url: the URL as given (reported in errors and datasets).
         board, profile: override what the URL names (tests, scripts).
         power: a power monitor for POWER windows (e.g. nandlab.instruments.Ina226Monitor).
-        temperature: a temperature controller whose reading `temperature_C` reports.
+        temperature: the temperature controller the bench declares as its thermal role.
         busy_timer: the external busy instrument a board with busy_timing.source
             = instrument needs.
     """
 
     def __init__(self, options: FtdiOptions, url: str, *, board: Board | None = None,
                  profile: Profile | None = None, power: PowerWindow | None = None,
-                 temperature: Any = None, busy_timer: BusyTimer | None = None) -> None:
+                 temperature: ThermalController | None = None,
+                 busy_timer: BusyTimer | None = None) -> None:
         self.url = url
         self.options = options
         self.board = board if board is not None else load_board(options.board)
@@ -214,11 +216,15 @@ class FtdiTransport(Transport):
                 f"board-calibrated)")
 
     @property
-    def temperature_C(self) -> float | None:
-        """Measured temperature from the attached controller (°C), None without one."""
-        if self.temperature is None:
-            return None
-        return float(self.temperature.read_C())
+    def roles(self) -> Roles:
+        return Roles(power=self.power, thermal=self.temperature)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "board": board_record(self.board, self.options.board),
+            "device_url": self.options.device_url,
+            "bus_mode": self.ctrl.bus_mode,
+        }
 
     def supports(self, capability: str) -> bool:
         if capability in VENDOR_CAPABILITIES:

@@ -1,0 +1,114 @@
+"""The roles a bench can play besides running op programs, as typing Protocols.
+
+Each transport declares the roles its bench has (`Transport.roles`); nothing asks
+a transport object what attributes it happens to carry. `nandlab.bench.Bench`
+hands the roles out by name and raises a typed error naming the role and the
+bench URL when a bench lacks one.
+
+- `power`: the supply-current instrument POWER windows are sampled by.
+- `thermal`: a temperature controller or chamber the host sets and reads (°C).
+- `clock`: the chip-time source of a virtual bench (ns of bus and busy time).
+- `faults`: injects bench faults on purpose (tests of the stop / resume paths).
+- `wear`: adds P/E wear to a block without cycling it (virtual dies only).
+- `oven`: ages the cells by a bake that takes no wall time (virtual dies only).
+- `firmware`: campaign loops run by the board's own CPU (no bench has them yet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Protocol
+
+
+class Instrument(Protocol):
+    """Anything a run's snapshot describes."""
+
+    def describe(self) -> dict[str, Any]:
+        """What the run records about it: kind, model, serial number or *IDN?, settings."""
+        ...
+
+
+class PowerMonitor(Instrument, Protocol):
+    """The instrument the bench samples supply current with inside POWER windows.
+
+    The transport runs the windows (an FT2232H bench through the monitor's
+    start / stop, the FPGA and the virtual dies in their own sequencer).
+    """
+
+
+class ThermalController(Instrument, Protocol):
+    """A temperature controller or chamber (°C)."""
+
+    def read_C(self) -> float:
+        """The measured temperature (°C)."""
+        ...
+
+    def settle(self, target: float) -> float:
+        """Set `target` (°C), wait until the reading settles there, return the last reading."""
+        ...
+
+
+class ChipClock(Protocol):
+    """The virtual chip time of a bench: every bus cycle, busy time and delay moves it."""
+
+    @property
+    def now_ns(self) -> int:
+        """Chip time since the dies were made (ns)."""
+        ...
+
+
+class FaultInjector(Protocol):
+    """Injects a bench fault on purpose, to exercise the stop and resume paths."""
+
+    @property
+    def faults(self) -> tuple[str, ...]:
+        """The faults `inject` knows."""
+        ...
+
+    def inject(self, fault: str, *, after_programs: int = 0) -> None:
+        """Arm `fault`: it happens on the program run after `after_programs` more programs."""
+        ...
+
+
+class WearFastForward(Protocol):
+    """Adds P/E cycles to a block without running them (a virtual die's wear model)."""
+
+    def fast_forward_wear(self, ce: int, block: int, cycles: int, *, slc: bool = False) -> int:
+        """Add `cycles` to `block` of target `ce`; returns the chip time they stand for (ns)."""
+        ...
+
+
+class Oven(Protocol):
+    """A virtual oven: ages every die's cells by Arrhenius, with no wall time passing."""
+
+    def bake(self, temp_C: float, hours: float) -> None:
+        """Hold the dies at `temp_C` (°C) for `hours` (>= 0)."""
+        ...
+
+
+class FirmwareLoops(Protocol):
+    """Campaign loops the board's CPU runs on its own (declared by no bench yet)."""
+
+    def run_loop(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Run loop `name` with `params`; returns its rows."""
+        ...
+
+
+@dataclass(frozen=True)
+class Roles:
+    """The roles a bench declares; None where it has none."""
+
+    power: PowerMonitor | None = None
+    thermal: ThermalController | None = None
+    clock: ChipClock | None = None
+    faults: FaultInjector | None = None
+    wear: WearFastForward | None = None
+    oven: Oven | None = None
+    firmware: FirmwareLoops | None = None
+
+    def declared(self) -> tuple[str, ...]:
+        """Names of the roles this bench has."""
+        return tuple(f.name for f in fields(self) if getattr(self, f.name) is not None)
+
+
+ROLE_NAMES = tuple(f.name for f in fields(Roles))
