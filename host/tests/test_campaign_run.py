@@ -22,6 +22,7 @@ from nandlab.dataset.store import RunStore
 from nandlab.errors import TransportError
 from nandlab.transport import open_bench
 from nandlab.transport.base import Transport
+from nandlab.transport.roles import Roles
 
 CAMPAIGN = """\
 name: small
@@ -133,6 +134,17 @@ class FlakyBench(Transport):
     def supports(self, capability: str) -> bool:
         return self.inner.supports(capability)
 
+    @property
+    def roles(self) -> Roles:
+        return self.inner.roles
+
+    @property
+    def busy_source(self) -> str:
+        return self.inner.busy_source
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
+
     def run(self, program: Any) -> Any:
         self.fail_at[0] -= 1
         if self.fail_at[0] == 0:
@@ -141,9 +153,6 @@ class FlakyBench(Transport):
 
     def close(self) -> None:
         self.inner.close()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
 
 def test_bench_fault_stops_cleanly_and_resume_retries(

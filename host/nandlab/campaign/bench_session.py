@@ -19,6 +19,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from nandlab.bench import Bench
 from nandlab.onfi.chip import Chip
 from nandlab.paths import data_root, write_atomic
 from nandlab.profiles import builtin_names, load_profile
@@ -39,26 +40,26 @@ class BenchSession:
         self.ces = chips
         self.run_dir = run_dir
         self.opener = opener
-        self.transport: Transport | None = None
+        self.bench: Bench | None = None
         self.chips: dict[int, Chip] = {}
 
-    def open(self, *, fresh: bool = False) -> Transport:
+    def open(self, *, fresh: bool = False) -> Bench:
         url = with_fresh(self.url, True) if fresh else self.url
-        self.transport = self.opener(url)
-        self.chips = {ce: Chip(self.transport, ce) for ce in self.ces}
+        self.bench = Bench.open(url, self.opener)
+        self.chips = {ce: Chip(self.bench.transport, ce) for ce in self.ces}
         for chip in self.chips.values():
             chip.identification  # noqa: B018 - identify (no reset) before anything runs
-        return self.transport
+        return self.bench
 
     @property
     def virtual(self) -> bool:
-        """A sim:// bench that keeps die images (also behind a wrapper that forwards to it)."""
-        return self.url.startswith("sim:") and bool(getattr(self.transport, "persist", False))
+        """A sim:// bench: its dies live in a die image that checkpoints copy."""
+        return self.url.startswith("sim:")
 
     def close(self) -> None:
-        if self.transport is not None:
-            self.transport.close()
-            self.transport = None
+        if self.bench is not None:
+            self.bench.close()
+            self.bench = None
 
     def image_folder(self) -> Path:
         opts = parse_sim_url(self.url)

@@ -20,7 +20,7 @@ import shutil
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,14 +36,7 @@ from nandlab.campaign.schema import (
     load_campaign,
     parse_campaign,
 )
-from nandlab.campaign.steps import (
-    BlockState,
-    Context,
-    apply,
-    check_thermal,
-    execute,
-    temperature_controller,
-)
+from nandlab.campaign.steps import BlockState, Context, apply, check_bench, execute
 from nandlab.campaign.sweep import Plan, expand
 from nandlab.characterize.progress import ProgressFn, no_progress
 from nandlab.dataset.store import RunStore, write_parquet
@@ -52,7 +45,6 @@ from nandlab.errors import ChipStatusFail, NandlabError, UsageError
 from nandlab.ledger import Ledger
 from nandlab.paths import write_atomic
 from nandlab.transport import open_bench
-from nandlab.transport.base import Transport
 
 StepProgress = Callable[[str, int, int, int], None]
 """progress(step label, units done in the step, units in the step, step index)."""
@@ -161,9 +153,9 @@ def _choose_blocks(
 
 
 def _context(session: BenchSession, meta: dict[str, Any], campaign_dir: Path | None) -> Context:
-    transport = session.transport
-    assert transport is not None and transport.profile is not None
-    profile = transport.profile
+    bench = session.bench
+    assert bench is not None and bench.transport.profile is not None
+    profile = bench.transport.profile
     blocks = {
         (int(ce), int(b)): BlockState(pec=int(pec))
         for ce, per in meta["ledger_start"].items()
@@ -173,13 +165,13 @@ def _context(session: BenchSession, meta: dict[str, Any], campaign_dir: Path | N
         profile,
         blocks,
         float(meta["temperatures_C"]["ambient"]),
-        transport.supports("wear_fast_forward"),
+        bench.has("wear"),
         campaign_dir,
     )
 
 
 def _dry_run(plan: Plan, ctx: Context) -> None:
-    trial = replace(ctx, blocks={k: replace(v) for k, v in ctx.blocks.items()}, files=ctx.files)
+    trial = ctx.copy()
     for unit in plan.units:
         apply(unit, trial)
 
@@ -284,7 +276,7 @@ def _start(
         raise loaded.error(("fresh",), "fresh applies to virtual (sim://) benches only")
     run_dir = _new_run_dir(out, c.name, run_id)
     session = BenchSession(c.bench, list(c.chips), run_dir, opener)
-    transport = session.open(fresh=c.fresh)
+    bench = session.open(fresh=c.fresh)
     created = False
     try:
         ledger = Ledger()
@@ -295,8 +287,9 @@ def _start(
                 ledger.reset_chip(uid, run_name, "virtual die started fresh")
         blocks = _choose_blocks(loaded, session, ledger, ids)
         plan = expand(loaded, blocks)
-        assert transport.profile is not None
-        profile = transport.profile
+        assert bench.transport.profile is not None
+        profile = bench.transport.profile
+        snapshot = bench.snapshot()
         chip0 = session.chips[c.chips[0]]
         meta: dict[str, Any] = {
             "command": command,
@@ -307,6 +300,7 @@ def _start(
             "campaign_text": loaded.text,
             "campaign_sha256": hashlib.sha256(loaded.text.encode()).hexdigest(),
             "bench_url": session.url,
+            "bench": snapshot,
             "fresh": c.fresh,
             "profile": profile.name,
             "seed": c.seed,
@@ -327,11 +321,9 @@ def _start(
             "temperatures_C": {
                 "ambient": profile.environment.ambient_temp_C,
                 "bake": profile.environment.bake_temp_C,
-                "measured_at_start": _measured_temperature(transport),
+                "measured_at_start": snapshot["temperatures_C"]["measured"],
             },
-            "busy_source": str(
-                getattr(transport, "busy_source", "stream:virtual die R/B# (exact busy time)")
-            ),
+            "busy_source": snapshot["busy_source"],
             "units": len(plan.units),
             "unit_seeds": "sha256(campaign seed / unit key), first 63 bits",
             "nandlab_version": nandlab.__version__,
@@ -342,7 +334,7 @@ def _start(
         }
         ctx = _context(session, meta, campaign_dir)
         _dry_run(plan, ctx)
-        check_thermal(transport, {u.kind for u in plan.units})
+        check_bench(bench, {u.kind for u in plan.units})
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
             created = True
@@ -411,11 +403,6 @@ def _campaign_dir(meta: dict[str, Any]) -> Path:
     return Path(meta.get("campaign_dir") or Path(meta["campaign_file"]).resolve().parent)
 
 
-def _measured_temperature(transport: Transport) -> float | None:
-    ctl = temperature_controller(transport)
-    return float(ctl.read_C()) if ctl is not None else None
-
-
 def _disk_full(exc: BaseException) -> bool:
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return True
@@ -450,19 +437,19 @@ def _run_units(
                     )
                 apply(unit, ctx)
             else:
-                transport = session.transport
-                assert transport is not None
-                clock0 = int(getattr(transport, "now_ns", 0))
+                bench = session.bench
+                assert bench is not None
+                clock0 = bench.chip_time_ns()
                 wall0 = time.perf_counter()
                 chip = session.chips.get(unit.ce) if unit.ce is not None else None
                 chip_id = ids[unit.ce] if unit.ce is not None else ",".join(ids.values())
                 try:
-                    outcome = execute(unit, ctx, transport, chip, chip_id, unit_progress)
+                    outcome = execute(unit, ctx, bench, chip, chip_id, unit_progress)
                 except ChipStatusFail as exc:
                     if unit.block is not None:
                         ledger.mark_bad(chip_id, unit.block, f"status FAIL: {exc}", run_id)
                     raise
-                chip_ns = int(getattr(transport, "now_ns", 0)) - clock0
+                chip_ns = bench.chip_time_ns() - clock0
                 apply(unit, ctx)
                 for ev in outcome.ledger:
                     kind = ev.pop("kind")

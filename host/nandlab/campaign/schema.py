@@ -21,229 +21,33 @@ naming the file, the line, the field and what is allowed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from nandlab.campaign.fields import Strict
+from nandlab.campaign.steps import STEPS
 from nandlab.campaign.yamlmarks import CampaignFileError, Marks, field_name, load_marked
-from nandlab.characterize.retention import RETENTION_FORM, parse_retention
 from nandlab.errors import UsageError
-from nandlab.ops.pattern import PATTERNS
 
 MAX_UNITS_DEFAULT = 2000
-MAX_PEC = 1_000_000
-MEASUREMENTS = ("rber", "vth", "retry", "latency", "power")
-Mode = Literal["native", "slc"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def parse_wl_list(value: Any) -> list[int]:
-    """'0-3,8' or [0, 1, 2] -> list of WLs (ValueError for anything else)."""
-    if isinstance(value, int):
-        return [value]
-    if isinstance(value, list) and all(isinstance(v, int) for v in value):
-        return list(value)
-    if isinstance(value, str):
-        out: list[int] = []
-        for part in value.split(","):
-            a, _, b = part.strip().partition("-")
-            if not a.isdigit() or (b and not b.isdigit()):
-                raise ValueError(f"'{value}' is not a WL list: use e.g. 0-7 or 0-3,8 or [0, 1]")
-            out.extend(range(int(a), int(b or a) + 1))
-        if out:
-            return out
-    raise ValueError(f"{value!r} is not a WL list: use e.g. 0-7 or 0-3,8 or [0, 1]")
-
-
-WlList = Annotated[list[int], Field(min_length=1)]
-
-
-def _check_pattern(value: str) -> str:
-    if value in PATTERNS or (value.startswith("file:") and len(value) > 5):
-        return value
-    raise ValueError(f"pattern '{value}' is unknown: use one of {', '.join(PATTERNS)} or file:PATH")
-
-
-class CycleStep(_Strict):
-    """P/E cycle each block up to `pec` cycles (erase count) with a data pattern."""
-
-    pec: int = Field(ge=1, le=MAX_PEC)
-    pattern: str = "random"
-    mode: Mode = "native"
-    fast_forward: bool = True
-    power: bool = False
-
-    _pattern = field_validator("pattern")(_check_pattern)
-
-
-class ProgramStep(_Strict):
-    """Program WLs of each block (just erased by a cycle step) with a pattern."""
-
-    wls: WlList = Field(default_factory=lambda: list(range(8)))
-    pattern: str = "random"
-    scramble: bool = False
-    inverse: bool = False
-    mode: Mode = "native"
-    power: bool = False
-
-    _pattern = field_validator("pattern")(_check_pattern)
-
-    @field_validator("wls", mode="before")
-    @classmethod
-    def _wls(cls, value: Any) -> list[int]:
-        return parse_wl_list(value)
-
-
-class BakeStep(_Strict):
-    """Retention: bake for `hours` at `temp_C`, or for the equivalent of `retention` (AGE@TEMP)."""
-
-    retention: str | None = None
-    temp_C: float | None = Field(default=None, ge=-40, le=300)
-    hours: float | None = Field(default=None, ge=0, le=1e6)
-    activation_energy_eV: float | None = Field(default=None, gt=0, le=3)
-
-    @model_validator(mode="after")
-    def _one_form(self) -> BakeStep:
-        if (self.retention is None) == (self.hours is None):
-            raise ValueError("give either retention (AGE@TEMP) or hours (with temp_C), not both")
-        if self.hours is not None and self.temp_C is None:
-            raise ValueError("hours needs temp_C (the oven temperature, °C)")
-        if self.retention is not None:
-            try:
-                parse_retention(self.retention)
-            except UsageError:
-                raise ValueError(f"retention '{self.retention}': use {RETENTION_FORM}") from None
-        return self
-
-
-class DisturbStep(_Strict):
-    """Read disturb: `reads` reads of WLs next to the programmed ones (or of `wls`)."""
-
-    reads: int = Field(ge=1, le=10_000_000)
-    wls: WlList | None = None
-    mode: Mode = "native"
-
-    @field_validator("wls", mode="before")
-    @classmethod
-    def _wls(cls, value: Any) -> list[int] | None:
-        return None if value is None else parse_wl_list(value)
-
-
-class MeasureStep(_Strict):
-    """Measurements of the programmed WLs; `what` lists them (rber, vth, retry, latency, power)."""
-
-    what: list[Literal["rber", "vth", "retry", "latency", "power"]] = Field(min_length=1)
-    wls: WlList | None = None
-    chunk_bytes: int | None = Field(default=None, ge=16, le=65536)
-    vth_wl: int | None = Field(default=None, ge=0)
-    code_step: int = Field(default=1, ge=1, le=64)
-    retry_code_step: int = Field(default=4, ge=1, le=64)
-    repeats: int = Field(default=1, ge=1, le=1000)
-
-    @field_validator("what", mode="before")
-    @classmethod
-    def _what(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
-
-    @field_validator("wls", mode="before")
-    @classmethod
-    def _wls(cls, value: Any) -> list[int] | None:
-        return None if value is None else parse_wl_list(value)
-
-
-class ComputeStep(_Strict):
-    """In-flash bitwise operations over the programmed data, checked against the host.
-
-    `layout: pair` takes A = LSB page and B = MSB page of each WL; `layout: wordlines`
-    takes the WLs as operands W0, W1, ... (nandlab.characterize.compute).
-    """
-
-    scheme: str = Field(min_length=1)
-    ops: list[str] = Field(min_length=1)
-    layout: Literal["pair", "wordlines"] = "pair"
-    wls: WlList | None = None
-    scratch: list[int] = Field(default_factory=list)
-    allow_test_mode: bool = False
-    against_reads: bool = False
-    options: dict[str, bool | int | float | str] = Field(default_factory=dict)
-
-    @field_validator("ops", mode="before")
-    @classmethod
-    def _ops(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
-
-    @field_validator("scheme")
-    @classmethod
-    def _scheme(cls, value: str) -> str:
-        from nandlab.schemes.compute import load_schemes
-
-        known = load_schemes()
-        if value not in known:
-            raise ValueError(f"scheme '{value}' is unknown (allowed: {', '.join(known)})")
-        return value
-
-    @field_validator("wls", mode="before")
-    @classmethod
-    def _wls(cls, value: Any) -> list[int] | None:
-        return None if value is None else parse_wl_list(value)
-
-    @model_validator(mode="after")
-    def _expressions(self) -> ComputeStep:
-        from nandlab.characterize.compute import check_ops
-
-        try:
-            check_ops(self.ops, self.layout, len(self.wls) if self.wls else 64)
-        except UsageError as exc:
-            raise ValueError(str(exc)) from None
-        return self
-
-
-class WaitStep(_Strict):
-    """Idle for `hours` (virtual on a sim bench) at the controller's temperature."""
-
-    hours: float = Field(ge=0, le=1e6)
-
-
-class TemperatureStep(_Strict):
-    """Set the temperature controller (virtual on a sim bench) to `temp_C`."""
-
-    temp_C: float = Field(ge=-40, le=150)
-
-
-STEP_KINDS: dict[str, type[_Strict]] = {
-    "cycle": CycleStep,
-    "program": ProgramStep,
-    "bake": BakeStep,
-    "disturb": DisturbStep,
-    "measure": MeasureStep,
-    "compute": ComputeStep,
-    "wait": WaitStep,
-    "temperature": TemperatureStep,
-}
-PER_BLOCK = ("cycle", "program", "disturb", "measure", "compute")
-"""Kinds that run once per (chip, block); the others act on the whole bench."""
-PARTITION = ("cycle", "program")
-"""Kinds whose sweep points are spread over groups of blocks instead of repeated on each."""
-
-
-class BlockRange(_Strict):
+class BlockRange(Strict):
     from_: int = Field(alias="from", ge=0)
     to: int = Field(ge=0)
     step: int = Field(default=1, ge=1)
 
 
-class BlockRandom(_Strict):
+class BlockRandom(Strict):
     count: int = Field(ge=1, le=100_000)
     from_: int = Field(alias="from", ge=0)
     to: int = Field(ge=0)
     seed: int = Field(default=0, ge=0)
 
 
-class BlocksSpec(_Strict):
+class BlocksSpec(Strict):
     """A list, {range: {from, to, step}} (inclusive) or {random: {count, from, to, seed}}."""
 
     blocks: list[int] | None = None
@@ -251,7 +55,7 @@ class BlocksSpec(_Strict):
     random: BlockRandom | None = None
 
 
-class Campaign(_Strict):
+class Campaign(Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=80)
     description: str = ""
     bench: str = Field(min_length=3)
@@ -319,7 +123,7 @@ def raise_validation(exc: ValidationError, marks: Marks, prefix: tuple[str | int
 def _fields_hint(prefix: tuple[str | int, ...], err: Any) -> str:
     model: type[BaseModel] = Campaign
     if prefix and prefix[0] == "steps" and len(prefix) >= 3:
-        model = STEP_KINDS[str(prefix[2])]
+        model = STEPS[str(prefix[2])].model
     names = [f.alias or n for n, f in model.model_fields.items()]
     if len(err["loc"]) > 1 and err["loc"][0] == "blocks":
         return " (allowed: a list, range or random)"
@@ -342,7 +146,7 @@ def parse_campaign(text: str, name: str, path: Path | None = None) -> LoadedCamp
                 ("steps", i), f"a step is one mapping 'kind: {{...}}' with a kind of {_kinds()}"
             )
         kind = next(iter(step))
-        if kind not in STEP_KINDS:
+        if kind not in STEPS:
             raise loaded.error(
                 ("steps", i, kind), f"unknown step kind '{kind}' (allowed: {_kinds()})"
             )
@@ -352,7 +156,7 @@ def parse_campaign(text: str, name: str, path: Path | None = None) -> LoadedCamp
 
 
 def _kinds() -> str:
-    return ", ".join(STEP_KINDS)
+    return ", ".join(STEPS)
 
 
 def campaign_text(campaign: Campaign) -> str:

@@ -25,28 +25,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from nandlab.campaign.schema import (
-    PARTITION,
-    PER_BLOCK,
-    STEP_KINDS,
-    LoadedCampaign,
-    raise_validation,
-)
-
-
-@dataclass(frozen=True)
-class Unit:
-    """One measurement unit: a step applied at one sweep point to one block (or the bench)."""
-
-    index: int
-    key: str
-    step: int
-    kind: str
-    params: BaseModel
-    point: dict[str, Any]
-    seed: int
-    ce: int | None = None
-    block: int | None = None
+from nandlab.campaign.schema import LoadedCampaign, raise_validation
+from nandlab.campaign.steps import STEPS
+from nandlab.campaign.unit import Unit
 
 
 @dataclass
@@ -124,14 +105,15 @@ def expand(loaded: LoadedCampaign, blocks: list[int]) -> Plan:
             dict(zip(names, combo, strict=True)) for combo in itertools.product(*sweeps.values())
         ]
         models = []
+        step_kind = STEPS[kind]
         for point in points:
             try:
-                models.append(STEP_KINDS[kind].model_validate({**fixed, **point}))
+                models.append(step_kind.model.model_validate({**fixed, **point}))
             except ValidationError as exc:
                 raise_validation(exc, loaded.marks, path)
         start = len(plan.units)
-        if kind in PER_BLOCK:
-            if kind in PARTITION and len(points) > 1:
+        if step_kind.per_block:
+            if step_kind.partition and len(points) > 1:
                 if len(blocks) % len(points):
                     raise loaded.error(
                         (*path, names[0]),

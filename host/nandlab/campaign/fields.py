@@ -1,0 +1,48 @@
+"""Field types shared by the campaign file's models and the step kinds' parameter models."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nandlab.ops.pattern import PATTERNS
+
+Mode = Literal["native", "slc"]
+WlList = Annotated[list[int], Field(min_length=1)]
+
+
+class Strict(BaseModel):
+    """A campaign model: unknown fields are errors, values are frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def parse_wl_list(value: Any) -> list[int]:
+    """'0-3,8' or [0, 1, 2] -> list of WLs (ValueError for anything else)."""
+    if isinstance(value, int):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, int) for v in value):
+        return list(value)
+    if isinstance(value, str):
+        out: list[int] = []
+        for part in value.split(","):
+            a, _, b = part.strip().partition("-")
+            if not a.isdigit() or (b and not b.isdigit()):
+                raise ValueError(f"'{value}' is not a WL list: use e.g. 0-7 or 0-3,8 or [0, 1]")
+            out.extend(range(int(a), int(b or a) + 1))
+        if out:
+            return out
+    raise ValueError(f"{value!r} is not a WL list: use e.g. 0-7 or 0-3,8 or [0, 1]")
+
+
+def optional_wl_list(value: Any) -> list[int] | None:
+    """A WL list, or None when the field is left out."""
+    return None if value is None else parse_wl_list(value)
+
+
+def check_pattern(value: str) -> str:
+    """A data pattern name or file:PATH (ValueError for anything else)."""
+    if value in PATTERNS or (value.startswith("file:") and len(value) > 5):
+        return value
+    raise ValueError(f"pattern '{value}' is unknown: use one of {', '.join(PATTERNS)} or file:PATH")

@@ -1,0 +1,125 @@
+"""`compute`: in-flash bitwise operations over the programmed data through a scheme, checked
+bit by bit against the host's result."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from nandlab.campaign.fields import Strict, WlList, optional_wl_list
+from nandlab.campaign.steps.base import (
+    At,
+    Context,
+    Outcome,
+    StepKind,
+    UnitError,
+    base_row,
+    written_block,
+)
+from nandlab.campaign.unit import Unit
+from nandlab.characterize.compute import measure_compute
+from nandlab.errors import UsageError
+
+
+class ComputeStep(Strict):
+    """In-flash bitwise operations over the programmed data, checked against the host.
+
+    `layout: pair` takes A = LSB page and B = MSB page of each WL; `layout: wordlines`
+    takes the WLs as operands W0, W1, ... (nandlab.characterize.compute).
+    """
+
+    scheme: str = Field(min_length=1)
+    ops: list[str] = Field(min_length=1)
+    layout: Literal["pair", "wordlines"] = "pair"
+    wls: WlList | None = None
+    scratch: list[int] = Field(default_factory=list)
+    allow_test_mode: bool = False
+    against_reads: bool = False
+    options: dict[str, bool | int | float | str] = Field(default_factory=dict)
+
+    @field_validator("ops", mode="before")
+    @classmethod
+    def _ops(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("scheme")
+    @classmethod
+    def _scheme(cls, value: str) -> str:
+        from nandlab.schemes.compute import load_schemes
+
+        known = load_schemes()
+        if value not in known:
+            raise ValueError(f"scheme '{value}' is unknown (allowed: {', '.join(known)})")
+        return value
+
+    @field_validator("wls", mode="before")
+    @classmethod
+    def _wls(cls, value: Any) -> list[int] | None:
+        return optional_wl_list(value)
+
+    @model_validator(mode="after")
+    def _expressions(self) -> ComputeStep:
+        from nandlab.characterize.compute import check_ops
+
+        try:
+            check_ops(self.ops, self.layout, len(self.wls) if self.wls else 64)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+
+class Compute(StepKind[ComputeStep]):
+    name = "compute"
+    model = ComputeStep
+
+    def apply(self, unit: Unit, ctx: Context) -> None:
+        p = self.params(unit)
+        b = written_block(unit, ctx, p.wls)
+        assert b.written is not None
+        overlap = sorted(set(p.scratch) & {blk for (ce, blk) in ctx.blocks if ce == unit.ce})
+        if overlap:
+            raise UnitError(
+                f"unit {unit.key}: scratch block {overlap[0]} is one of the campaign's blocks: "
+                "a scheme would erase its data; choose scratch blocks outside blocks:"
+            )
+        if p.layout == "pair" and b.written.slc:
+            raise UnitError(
+                f"unit {unit.key}: the pair layout needs LSB and MSB pages; block {unit.block} "
+                "was programmed in SLC mode (use layout: wordlines)"
+            )
+
+    def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
+        p = self.params(unit)
+        assert unit.block is not None
+        b = ctx.block(unit)
+        assert b.written is not None
+        erases: dict[int, int] = {}
+        options = dict(p.options)
+        if p.allow_test_mode:
+            options["allow_test_mode"] = True
+        rows = measure_compute(
+            at.chip,
+            unit.block,
+            list(p.wls or b.wls),
+            b.written,
+            base_row(unit, ctx, at.chip_id),
+            scheme=p.scheme,
+            ops=p.ops,
+            layout=p.layout,
+            options=options,
+            scratch=p.scratch,
+            pec=b.pec,
+            against_reads=p.against_reads,
+            scratch_erases=erases,
+        )
+        at.chip.reset_read_offsets()
+        # scratch blocks wear too: the chip ledger keeps their P/E counts
+        ledger = [
+            {"kind": "cycle", "block": blk, "pec_delta": n, "scratch": True}
+            for blk, n in sorted(erases.items())
+        ]
+        return Outcome(rows, ledger=ledger)
+
+
+STEP = Compute()

@@ -1,0 +1,73 @@
+"""`disturb`: many reads of WLs next to the programmed ones, which disturb the block's others."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from nandlab.campaign.fields import Mode, Strict, WlList, optional_wl_list
+from nandlab.campaign.steps.base import (
+    At,
+    BlockState,
+    Context,
+    Outcome,
+    StepKind,
+    UnitError,
+    base_row,
+    written_block,
+)
+from nandlab.campaign.unit import Unit
+from nandlab.characterize.disturb import read_disturb
+
+
+class DisturbStep(Strict):
+    """Read disturb: `reads` reads of WLs next to the programmed ones (or of `wls`)."""
+
+    reads: int = Field(ge=1, le=10_000_000)
+    wls: WlList | None = None
+    mode: Mode = "native"
+
+    @field_validator("wls", mode="before")
+    @classmethod
+    def _wls(cls, value: Any) -> list[int] | None:
+        return optional_wl_list(value)
+
+
+def disturb_wls(state: BlockState, p: DisturbStep, wls_per_block: int) -> list[int]:
+    if p.wls is not None:
+        return list(p.wls)
+    written = set(state.wls)
+    near = {w + d for w in written for d in (-1, 1)} - written
+    return sorted(w for w in near if 0 <= w < wls_per_block)
+
+
+class Disturb(StepKind[DisturbStep]):
+    name = "disturb"
+    model = DisturbStep
+
+    def apply(self, unit: Unit, ctx: Context) -> None:
+        p = self.params(unit)
+        b = written_block(unit, ctx, None)
+        if not disturb_wls(b, p, ctx.profile.geometry.wls_per_block):
+            raise UnitError(f"unit {unit.key}: no WL next to the programmed ones: give wls")
+        b.disturb_reads += p.reads
+
+    def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
+        p = self.params(unit)
+        b = ctx.block(unit)
+        assert b.written is not None and unit.block is not None
+        wls = disturb_wls(b, p, ctx.profile.geometry.wls_per_block)
+        res = read_disturb(
+            at.chip, unit.block, wls, p.reads, slc=b.written.slc, progress=at.progress
+        )
+        row = {
+            **base_row(unit, self.after(unit, ctx), at.chip_id),
+            "block": unit.block,
+            "operation": "disturb",
+            "latency_us": res.busy_ns_total / res.reads / 1000.0,
+        }
+        return Outcome([row])
+
+
+STEP = Disturb()

@@ -1,0 +1,83 @@
+"""`program`: program WLs of each block (just erased by a cycle step) with a data pattern."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from nandlab.campaign.fields import Mode, Strict, WlList, check_pattern, parse_wl_list
+from nandlab.campaign.steps.base import (
+    At,
+    Context,
+    Outcome,
+    StepKind,
+    UnitError,
+    base_row,
+    data_spec,
+    load_pattern_file,
+    mode_of,
+    need_slc,
+)
+from nandlab.campaign.unit import Unit
+from nandlab.characterize.readback import program_pages
+
+
+class ProgramStep(Strict):
+    """Program WLs of each block (just erased by a cycle step) with a pattern."""
+
+    wls: WlList = Field(default_factory=lambda: list(range(8)))
+    pattern: str = "random"
+    scramble: bool = False
+    inverse: bool = False
+    mode: Mode = "native"
+    power: bool = False
+
+    _pattern = field_validator("pattern")(check_pattern)
+
+    @field_validator("wls", mode="before")
+    @classmethod
+    def _wls(cls, value: Any) -> list[int]:
+        return parse_wl_list(value)
+
+
+class ProgramKind(StepKind[ProgramStep]):
+    name = "program"
+    model = ProgramStep
+    partition = True
+
+    def apply(self, unit: Unit, ctx: Context) -> None:
+        p = self.params(unit)
+        geo = ctx.profile.geometry
+        b = ctx.block(unit)
+        if not b.erased:
+            raise UnitError(
+                f"unit {unit.key}: block {unit.block} must be erased by a cycle step before "
+                "it is programmed"
+            )
+        bad = [w for w in p.wls if not 0 <= w < geo.wls_per_block]
+        if bad:
+            raise UnitError(f"unit {unit.key}: WL {bad[0]} outside 0..{geo.wls_per_block - 1}")
+        if p.mode == "slc":
+            need_slc(ctx, unit)
+        load_pattern_file(ctx, p.pattern)
+        slc = mode_of(ctx.profile, p.mode)
+        b.written = data_spec(ctx, unit, p.pattern, p.scramble, p.inverse, slc)
+        b.wls = tuple(sorted(set(p.wls)))
+        b.erased = False
+        b.retention_age_h, b.retention_label, b.bake_h, b.bake_temp_C = 0.0, None, 0.0, None
+        b.disturb_reads = 0
+
+    def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
+        p = self.params(unit)
+        after = self.after(unit, ctx)
+        b = after.block(unit)
+        assert b.written is not None and unit.block is not None
+        rows = program_pages(
+            at.chip, unit.block, b.wls, b.written, base_row(unit, after, at.chip_id),
+            power=p.power,
+        )
+        return Outcome(rows)
+
+
+STEP = ProgramKind()
