@@ -216,6 +216,12 @@ def test_in_memory_campaign_runs_like_its_file(
     assert seen[-1] == ("step 5 measure", 2, 2, 4)
     meta = read_meta(result.run_dir)
     assert meta["campaign_file"] == "<small>" and meta["command"] == "nandlab run <small>"
+    snap = meta["bench"]
+    assert meta["bench_url"] == "sim://mlc-64l?seed=21"
+    assert snap["url"] == "sim://mlc-64l?seed=21&fresh=1"  # as opened at the start
+    assert snap["transport"] == "sim" and snap["profile"] == "mlc-64l" and snap["seed"] == 21
+    assert snap["roles"] == ["power", "clock", "faults", "wear", "oven"]
+    assert snap["die_image"] == "fresh (image discarded)"
     assert resume_run(result.run_dir).status == "complete"
 
 

@@ -92,6 +92,10 @@ def test_steps_drive_the_chamber_and_rows_carry_its_readings(tmp_path: Path) -> 
     meta = read_meta(result.run_dir)
     assert meta["temperatures_C"]["measured_at_start"] == pytest.approx(25.0)
     assert meta["busy_source"].startswith("stream:in-stream R/B#")
+    snap = meta["bench"]
+    assert snap["transport"] == "ftdi" and snap["board"]["name"] == "ft2232h-bga"
+    assert snap["roles"] == ["thermal"] and snap["instruments"]["thermal"]["kind"] == "scpi"
+    assert snap["temperatures_C"]["measured"] == pytest.approx(25.0)
 
 
 def test_without_a_controller_the_run_does_not_start(tmp_path: Path) -> None:

@@ -25,10 +25,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 import nandlab
 from nandlab.campaign.bench_session import BenchSession, Opener
+from nandlab.campaign.blocks import choose_blocks
 from nandlab.campaign.schema import (
     Campaign,
     LoadedCampaign,
@@ -101,55 +100,6 @@ def read_meta(run_dir: Path) -> dict[str, Any]:
     if "campaign_text" not in meta:
         raise UsageError(f"{run_dir} was not written by a campaign run (nandlab run)")
     return dict(meta)
-
-
-def _choose_blocks(
-    loaded: LoadedCampaign, session: BenchSession, ledger: Ledger, ids: dict[int, str]
-) -> list[int]:
-    spec = loaded.campaign.blocks
-    chips = list(session.chips.values())
-    nblocks = chips[0].geometry.blocks
-
-    def bad(block: int) -> str | None:
-        for chip in chips:
-            if block in ledger.bad_blocks(ids[chip.ce]):
-                return f"the chip ledger lists block {block} of chip {ids[chip.ce]} as bad"
-            if chip.is_bad_block(block):
-                return f"block {block} carries the factory bad-block marker (CE {chip.ce})"
-        return None
-
-    if spec.random is not None:
-        r = spec.random
-        if not r.from_ <= r.to < nblocks:
-            raise loaded.error(("blocks", "random"), f"from..to must lie in 0..{nblocks - 1}")
-        order = np.random.default_rng(r.seed).permutation(np.arange(r.from_, r.to + 1))
-        out: list[int] = []
-        for b in order.tolist():
-            if bad(b) is None:
-                out.append(int(b))
-            if len(out) == r.count:
-                return out
-        raise loaded.error(
-            ("blocks", "random", "count"),
-            f"only {len(out)} good blocks in {r.from_}..{r.to}, {r.count} asked",
-        )
-    if spec.range is not None:
-        blocks = list(range(spec.range.from_, spec.range.to + 1, spec.range.step))
-        where: tuple[str | int, ...] = ("blocks", "range")
-    else:
-        blocks = list(spec.blocks or [])
-        where = ("blocks",)
-    if not blocks:
-        raise loaded.error(where, "selects no block")
-    if len(set(blocks)) != len(blocks):
-        raise loaded.error(where, "a block is listed twice")
-    for b in blocks:
-        if not 0 <= b < nblocks:
-            raise loaded.error(where, f"block {b} is outside the chip: allowed 0..{nblocks - 1}")
-        why = bad(b)
-        if why:
-            raise loaded.error(where, f"{why}: remove it, or use blocks: {{random: ...}}")
-    return blocks
 
 
 def _context(session: BenchSession, meta: dict[str, Any], campaign_dir: Path | None) -> Context:
@@ -285,7 +235,7 @@ def _start(
         if c.fresh and session.virtual:
             for uid in ids.values():
                 ledger.reset_chip(uid, run_name, "virtual die started fresh")
-        blocks = _choose_blocks(loaded, session, ledger, ids)
+        blocks = choose_blocks(loaded, session, ledger, ids)
         plan = expand(loaded, blocks)
         assert bench.transport.profile is not None
         profile = bench.transport.profile
