@@ -14,9 +14,13 @@ from types import ModuleType
 
 import pyarrow.parquet as pq
 from click.testing import Result
+from nandlab.characterize.mws_timing import measure_intra_block
+from nandlab.onfi.chip import Chip
+from nandlab.transport.sim import SimTransport
 
 REPO = Path(__file__).resolve().parents[1]
 PARABIT = REPO / "characterization" / "parabit"
+FLASHCOSMOS = REPO / "characterization" / "flashcosmos"
 
 
 def load_analysis(path: Path) -> ModuleType:
@@ -40,13 +44,18 @@ def reduced(campaign: Path, tmp_path: Path, *edits: tuple[str, str]) -> str:
     return str(path)
 
 
-def committed(folder: Path) -> tuple[list[dict], dict]:
-    (run,) = sorted((folder / "data").iterdir())
+def committed(folder: Path, prefix: str = "") -> tuple[list[dict], dict]:
+    """Rows and run.json of the committed run under folder/data whose name starts so."""
+    (run,) = [
+        p for p in sorted((folder / "data").iterdir()) if p.name.startswith(prefix)
+    ]
     rows = pq.read_table(run / "measurements.parquet").to_pylist()
     return rows, json.loads((run / "run.json").read_text())
 
 
-def test_parabit_report_from_a_reduced_run(run: Callable[..., Result], tmp_path: Path) -> None:
+def test_parabit_report_from_a_reduced_run(
+    run: Callable[..., Result], tmp_path: Path
+) -> None:
     campaign = reduced(
         PARABIT / "parabit.yaml",
         tmp_path,
@@ -58,13 +67,18 @@ def test_parabit_report_from_a_reduced_run(run: Callable[..., Result], tmp_path:
     assert run("report", str(out / "p")).exit_code == 0
     lines = (out / "p" / "report.md").read_text().splitlines()
     for op in ("AND", "XOR", "NOT-MSB"):
-        assert any(line.startswith(f"| Table 1 | {op} ") and line.endswith("| yes |") for line in lines)
+        assert any(
+            line.startswith(f"| Table 1 | {op} ") and line.endswith("| yes |")
+            for line in lines
+        )
     # recomputed from the raw rows: XOR errors per WL at 5000 P/E, mean and max
     rows = pq.read_table(out / "p" / "measurements.parquet").to_pylist()
     per_wl = [
         r["errors_0to1"] + r["errors_1to0"]
         for r in rows
-        if r["operation"] == "compute:XOR" and r["reference"] == "written" and r["pec"] == 5000
+        if r["operation"] == "compute:XOR"
+        and r["reference"] == "written"
+        and r["pec"] == 5000
     ]
     assert len(per_wl) == 8
     mean = next(line for line in lines if "mean bit errors per 8 KiB WL" in line)
@@ -79,4 +93,68 @@ def test_parabit_committed_report_is_rebuilt_from_its_rows(tmp_path: Path) -> No
     text, plots = load_analysis(PARABIT / "analysis.py").report(rows, meta, tmp_path)
     assert text == (PARABIT / "report.md").read_text()
     assert [p.name for p in plots] == ["fig17_xor_errors.png"]
-    assert "| Fig. 13a | XOR latency, µs (4 sensings) | ~100 | 104.0 | - | yes |" in text
+    assert (
+        "| Fig. 13a | XOR latency, µs (4 sensings) | ~100 | 104.0 | - | yes |" in text
+    )
+
+
+def test_flashcosmos_fig12_from_a_reduced_run(
+    run: Callable[..., Result], tmp_path: Path
+) -> None:
+    campaign = reduced(
+        FLASHCOSMOS / "fig12.yaml",
+        tmp_path,
+        ("{from: 2, to: 16, step: 2}", "{from: 2, to: 4, step: 2}"),
+        ("[1, 2, 4, 8, 16, 24, 32, 48]", "[1, 8]"),
+    )
+    out = tmp_path / "runs"
+    assert run("run", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
+    assert run("report", str(out / "f")).exit_code == 0
+    text = (out / "f" / "report.md").read_text()
+    rows = pq.read_table(out / "f" / "measurements.parquet").to_pylist()
+    mws = {r["chunk"]: r for r in rows if r["operation"] == "mws"}
+    t_r = [r["latency_us"] for r in rows if r["operation"] == "read" and r["slc"]]
+    assert sorted(mws) == [1, 8] and len(t_r) == 2
+    for n in (1, 8):
+        ratio = mws[n]["latency_us"] / (sum(t_r) / len(t_r))
+        assert f"| {n} | <= 1.01 | {ratio:.4f} | {mws[n]['bits']:.3g} | yes |" in text
+    assert (out / "f" / "plots" / "fig12_tmws.png").stat().st_size > 0
+    # the first unit (block 2, one WL) runs the same operations on the same die as in the
+    # committed full-size run: the same row
+    full, _ = committed(FLASHCOSMOS, "flashcosmos-fig12")
+    (first,) = [r for r in full if r["operation"] == "mws" and r["chunk"] == 1]
+    assert (mws[1]["latency_us"], mws[1]["bits"]) == (
+        first["latency_us"],
+        first["bits"],
+    )
+
+
+def test_flashcosmos_fig12_committed_report_is_rebuilt_from_its_rows(
+    tmp_path: Path,
+) -> None:
+    rows, meta = committed(FLASHCOSMOS, "flashcosmos-fig12")
+    text, plots = load_analysis(FLASHCOSMOS / "analysis.py").report(
+        rows, meta, tmp_path
+    )
+    assert text == (FLASHCOSMOS / "report-fig12.md").read_text()
+    assert [p.name for p in plots] == ["fig12_tmws.png"]
+    assert "| 48 | 1.033 | 1.02" in text
+
+
+def test_mws_timing_port_gives_the_old_scripts_row() -> None:
+    """The measurement behind the fig12 step, on the old script's die and data seed, gives
+    the row the hand loop measured (characterization/flashcosmos/data, figures.py run)."""
+    rows, _ = committed(FLASHCOSMOS, "flashcosmos-2")
+    (old,) = [
+        r
+        for r in rows
+        if r["step"] == "fig12" and r["operation"] == "mws" and r["chunk"] == 1
+    ]
+    bench = SimTransport("tlc-48l", seed=21, persist=False)
+    chip = Chip(bench)
+    chip.identify()
+    bench.fast_forward_wear(0, 2, 9999)
+    chip.erase_block(2)
+    read, mws = measure_intra_block(chip, 2, 1, 12, {})
+    assert read["latency_us"] == 22.5
+    assert (mws["latency_us"], mws["bits"]) == (old["latency_us"], old["bits"])

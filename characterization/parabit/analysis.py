@@ -60,7 +60,9 @@ def compare(rows: Sequence[Row]) -> list[dict[str, Any]]:
     """One dict per checked claim: figure, quantity, paper, measured, bits, within."""
     rows = parabit_rows(rows)
     if not rows:
-        raise ValueError("no ParaBit rows in this run: run characterization/parabit/parabit.yaml")
+        raise ValueError(
+            "no ParaBit rows in this run: run characterization/parabit/parabit.yaml"
+        )
     fresh_pec = min(int(r["pec"]) for r in rows)
     written, logic = _split(rows)
     out: list[dict[str, Any]] = []
@@ -128,7 +130,9 @@ def plot_fig17(per_wl: Sequence[int], path: Path) -> Path:
     ax = fig.add_subplot()
     top = max(per_wl)
     ax.hist(per_wl, bins=range(top + 2), align="left", rwidth=0.8, color="tab:blue")
-    ax.axvline(sum(per_wl) / len(per_wl), color="tab:blue", ls="--", label="measured mean")
+    ax.axvline(
+        sum(per_wl) / len(per_wl), color="tab:blue", ls="--", label="measured mean"
+    )
     ax.axvline(FIG17_MEAN, color="k", ls=":", label=f"paper mean {FIG17_MEAN}")
     ax.set_xlabel("bit errors per 8 KiB WL after XOR")
     ax.set_ylabel("WLs")
@@ -140,7 +144,9 @@ def plot_fig17(per_wl: Sequence[int], path: Path) -> Path:
     return path
 
 
-def report(rows: Sequence[Row], meta: Mapping[str, Any], plots: Path) -> tuple[str, list[Path]]:
+def report(
+    rows: Sequence[Row], meta: Mapping[str, Any], plots: Path
+) -> tuple[str, list[Path]]:
     """report.md text and the Fig. 17 plot, from the run's rows and run.json only."""
     claims = compare(rows)
     lines = [

@@ -17,7 +17,10 @@ from nandlab.campaign.steps import (
     compute,
     cycle,
     disturb,
+    erase,
+    holds,
     measure,
+    mws_timing,
     program,
     temperature,
     wait,
@@ -35,11 +38,14 @@ STEPS: dict[str, StepKind[Any]] = {
     kind.name: kind
     for kind in (
         cycle.STEP,
+        erase.STEP,
         program.STEP,
+        holds.STEP,
         bake.STEP,
         disturb.STEP,
         measure.STEP,
         compute.STEP,
+        mws_timing.STEP,
         wait.STEP,
         temperature.STEP,
     )
