@@ -39,9 +39,7 @@ STEPS: dict[str, StepKind[Any]] = {
     for kind in (
         cycle.STEP,
         erase.STEP,
-        erase.STEP,
         program.STEP,
-        holds.STEP,
         holds.STEP,
         bake.STEP,
         disturb.STEP,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -32,6 +33,8 @@ class ProgramStep(Strict):
     inverse: bool = False
     mode: Mode = "native"
     power: bool = False
+    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    """Pattern seed; None: the unit's seed (from the campaign seed and the unit key)."""
 
     _pattern = field_validator("pattern")(check_pattern)
 
@@ -63,6 +66,8 @@ class ProgramKind(StepKind[ProgramStep]):
         load_pattern_file(ctx, p.pattern)
         slc = mode_of(ctx.profile, p.mode)
         b.written = data_spec(ctx, unit, p.pattern, p.scramble, p.inverse, slc)
+        if p.seed is not None:
+            b.written = replace(b.written, seed=p.seed)
         b.wls = tuple(sorted(set(p.wls)))
         b.erased = False
         b.retention_age_h, b.retention_label, b.bake_h, b.bake_temp_C = 0.0, None, 0.0, None
