@@ -122,14 +122,14 @@ def test_status_json(run_json):
                 "--block",
                 "1",
                 "--pec",
-                "0",
+                "1",
                 "--retention",
                 "1year",
                 "--yes",
             ),
             "1y@30C",
         ),
-        (("rber", URL, "--block", "1", "--pec", "-5", "--yes"), "0.."),
+        (("rber", URL, "--block", "1", "--pec", "-5", "--yes"), "1.."),
     ],
 )
 def test_usage_errors_exit_2_naming_allowed_values(run, args, needle):

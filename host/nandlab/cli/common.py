@@ -1,16 +1,26 @@
-"""What every command shares: error mapping, bench opening, --json, --yes, progress bars."""
+"""What every command shares: error mapping, bench opening, --json, --yes, --out, progress
+bars, tables."""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
 
 from nandlab.errors import NandlabError, RefusedOperation, UsageError
 
@@ -103,11 +113,9 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-class ProgressBars:
-    """Rich progress bars on stderr, one per task label; `enabled=False` shows nothing.
-
-    Use the instance as the `progress` callback of characterization functions.
-    """
+class StepBars:
+    """One progress bar per campaign step on stderr, with the time left estimated from its
+    units; `enabled=False` shows nothing. Use the instance as a run's `on_progress`."""
 
     def __init__(self, enabled: bool) -> None:
         self._progress = Progress(
@@ -115,23 +123,51 @@ class ProgressBars:
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
             console=Console(file=sys.stderr),
-            transient=True,
             disable=not enabled,
         )
-        self._tasks: dict[str, Any] = {}
+        self._tasks: dict[int, Any] = {}
 
-    def __enter__(self) -> ProgressBars:
+    def __enter__(self) -> StepBars:
         self._progress.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._progress.stop()
 
-    def __call__(self, task: str, done: int, total: int) -> None:
-        if task not in self._tasks:
-            self._tasks[task] = self._progress.add_task(task, total=total)
-        self._progress.update(self._tasks[task], completed=done, total=total)
+    def __call__(self, label: str, done: int, total: int, step: int) -> None:
+        if step not in self._tasks:
+            self._tasks[step] = self._progress.add_task(label, total=total)
+        self._progress.update(self._tasks[step], completed=done)
+
+
+def out_option(default: Path | None, help: str) -> Callable[[F], F]:
+    """--out FOLDER: where the run directory is made."""
+    return click.option(
+        "--out",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def print_table(
+    title: str,
+    columns: Mapping[str, Callable[[Any], str]],
+    items: Iterable[Any],
+    **table_options: Any,
+) -> None:
+    """A rich table on stdout: one row per item, each column's text made by its function
+    (columns after the first are right-aligned)."""
+    table = Table(title=title, **table_options)
+    for i, col in enumerate(columns):
+        table.add_column(col, justify="left" if i == 0 else "right")
+    for item in items:
+        table.add_row(*(cell(item) for cell in columns.values()))
+    stdout_console().print(table)
 
 
 def parse_int(text: str, what: str, lo: int, hi: int) -> int:

@@ -2,54 +2,22 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
-from nandlab.cli.common import json_option, open_chip, print_json, stdout_console
+from nandlab.cli.common import (
+    StepBars,
+    json_option,
+    open_chip,
+    out_option,
+    print_json,
+    stdout_console,
+)
 from nandlab.errors import UsageError
 
 RUN_DIR = click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
-
-
-class StepBars:
-    """One progress bar per campaign step, with the time left estimated from its units."""
-
-    def __init__(self, enabled: bool) -> None:
-        self._progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("left"),
-            TimeRemainingColumn(),
-            console=Console(file=sys.stderr),
-            disable=not enabled,
-        )
-        self._tasks: dict[int, Any] = {}
-
-    def __enter__(self) -> StepBars:
-        self._progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
-
-    def __call__(self, label: str, done: int, total: int, step: int) -> None:
-        if step not in self._tasks:
-            self._tasks[step] = self._progress.add_task(label, total=total)
-        self._progress.update(self._tasks[step], completed=done)
 
 
 def _finish(result: Any, as_json: bool) -> None:
@@ -73,13 +41,7 @@ def _finish(result: Any, as_json: bool) -> None:
 
 @click.command("run")
 @click.argument("campaign_file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("runs"),
-    show_default=True,
-    help="Folder in which the run directory is made.",
-)
+@out_option(Path("runs"), "Folder in which the run directory is made.")
 @click.option("--run-id", default=None, help="Name of the run directory (default: NAME-UTC time).")
 @click.option("--no-progress", is_flag=True, help="Show no progress bars.")
 @json_option
