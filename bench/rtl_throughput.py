@@ -89,14 +89,14 @@ async def measure(dut) -> None:
     out["cmp_clocks"] = _spread(cmp, clk)
 
     t0 = bench.pins.now_ps()
-    prog = progs.ops().program()
+    prog = progs.ops()
     for _ in range(REPEAT):
         prog.cmd(0x70)
     (await bench.run(prog)).raise_for_errors()
     out["cmd_cmd_gap_cycles"] = _gaps(_span(strobes, "cmd", t0), 1, s.tWC * 1000, clk)
 
     t0 = bench.pins.now_ps()
-    prog = progs.ops().cmd(0x80).addr(bytes(5)).delay(s.tADL).program()
+    prog = progs.ops().cmd(0x80).addr(bytes(5)).delay(s.tADL)
     for _ in range(REPEAT):
         prog.din(bytes(4))
     (await bench.run(prog)).raise_for_errors()

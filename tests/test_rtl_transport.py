@@ -57,7 +57,7 @@ def session(progs: Programs) -> list[tuple[str, object]]:
         ("program pattern", progs.program_pattern(2, 1, Pattern.checker(1), 0)),
         ("read compare", progs.read_compare(2, 1, Pattern.prbs(), 4, 32)),
         ("erase timeout", progs.erase(3, timeout_ns=1_000)),
-        ("wait rest", progs.ops().wait(10_000_000).program()),
+        ("wait rest", progs.ops().wait_rdy(10_000_000)),
         ("status", progs.status()),
     ]
 

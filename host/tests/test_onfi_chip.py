@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -349,6 +350,10 @@ def test_busy_past_the_timeout_raises_nand_timeout(
     from nandlab.errors import NandTimeout
 
     bench, chip = slc
-    monkeypatch.setattr(Chip, "_t_bers", property(lambda self: 1000))
+    declared = Chip.timeouts.fget
+    assert declared is not None
+    monkeypatch.setattr(
+        Chip, "timeouts", property(lambda self: dataclasses.replace(declared(self), erase=1000))
+    )
     with pytest.raises(NandTimeout, match="ERASE block .* R/B# stayed low"):
         chip.erase_block(good_block(bench))

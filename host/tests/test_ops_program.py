@@ -145,6 +145,15 @@ def test_program_is_a_list_of_instructions() -> None:
         program.append(0x70)  # type: ignore[arg-type]
 
 
+@given(programs, programs)
+def test_adding_programs_concatenates_and_leaves_both_unchanged(a: Program, b: Program) -> None:
+    before_a, before_b = list(a), list(b)
+    joined = a + b
+    assert list(joined) == before_a + before_b
+    assert list(a) == before_a and list(b) == before_b
+    assert joined is not a
+
+
 def test_power_stop_decodes_with_the_default_period() -> None:
     assert Power(True, 250).start is True
     assert Program.decode(words(0x0B000000, END)) == Program([Power(False)])

@@ -7,7 +7,7 @@ must then pass.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from nandlab.errors import ParameterPageCRCError
 from nandlab.onfi.address import ChipGeometry
@@ -24,10 +24,19 @@ from nandlab.onfi_spec.opcodes import (
 )
 from nandlab.profiles import Profile
 
-if TYPE_CHECKING:
-    from nandlab.onfi.chip import Chip
-
 JEDEC_ID_BYTES = 8  # read when the bench declares no profile
+
+
+class IdentifyReads(Protocol):
+    """The reads identification needs from a target (the chip layer's `Target` has them)."""
+
+    ce: int
+
+    def read_id(self, address: int, n: int) -> bytes: ...
+
+    def read_parameter_pages(self, copies: int) -> bytes: ...
+
+    def read_unique_id_raw(self, copies: int) -> bytes: ...
 
 
 def choose_parameter_page(raw: bytes, copies: int) -> tuple[bytes, int | None]:
@@ -82,7 +91,9 @@ def check_against_profile(
         )
 
 
-def identify_target(chip: Chip, profile: Profile | None) -> tuple[Identification, ChipGeometry]:
+def identify_target(
+    chip: IdentifyReads, profile: Profile | None
+) -> tuple[Identification, ChipGeometry]:
     """Run the identification sequence through `chip`'s primitive reads."""
     n_id = len(profile.identity.id_bytes) if profile is not None else JEDEC_ID_BYTES
     id_bytes = chip.read_id(0x00, n_id)

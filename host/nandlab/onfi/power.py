@@ -1,9 +1,10 @@
 """Energy of one chip operation, measured through the op program's POWER window.
 
-The operation's op program is built as `Chip` builds it, with POWER start
-right after the command and address cycles that start the array operation
-and POWER stop right after its WAIT_RDY, so the window covers the array's
-busy time (plus tWB) and not the data transfer. The bench returns supply
+The operation's op program is the sequence `Chip` runs, wrapped by
+`sequences.power.measured`: POWER start right after the command and address
+cycles that start the array operation and POWER stop right after its
+WAIT_RDY, so the window covers the array's busy time (plus tWB) and not the
+data transfer. The bench returns supply
 current samples (µA, one per `period_ns`); energy = sum(I) x period x the
 profile's Vcc.
 
@@ -17,12 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nandlab.errors import ChipStatusFail, NandTimeout, TransportError, UnsupportedCapability
+from nandlab.errors import ChipStatusFail, TransportError, UnsupportedCapability
 from nandlab.onfi.chip import Chip
-from nandlab.onfi.ops_builder import OpsBuilder
-from nandlab.onfi_spec.opcodes import Cmd, Status
-from nandlab.onfi_spec.sdr_timing import sdr
-from nandlab.ops import ErrorCode, Instruction, Power, Program, Results, WaitRdy
+from nandlab.onfi.results import busy_steps, data_records
+from nandlab.onfi_spec.opcodes import Status
+from nandlab.ops import Program, Results
+from nandlab.sequences import core, power
 
 DEFAULT_PERIOD_NS = 1000
 TIMEOUT_NS = 100_000_000
@@ -62,70 +63,38 @@ class EnergyMeasurement:
         return max(self.samples_uA) / 1000.0 if self.samples_uA else 0.0
 
 
-def _builder(chip: Chip, slc: bool) -> OpsBuilder:
+def _measure(
+    chip: Chip, op: str, body: Program, slc: bool, period_ns: int, what: str
+) -> EnergyMeasurement:
+    """Run `body` as an SLC or native operation with its busy period in a POWER window."""
     if not chip.transport.supports("power"):
         raise UnsupportedCapability(
             f"energy measurement needs 'power', which bench {chip.transport.url} does not support"
         )
-    ops = OpsBuilder(chip.ce, sdr(chip.timing_mode))
-    vendor = chip.profile.vendor.slc_mode
-    if slc:
-        if vendor is None or not chip.transport.supports("slc_mode"):
-            raise UnsupportedCapability(f"SLC mode is not available on bench {chip.transport.url}")
-        ops.cmd(vendor.enter_cmd)
-    elif vendor is not None:
-        ops.cmd(vendor.exit_cmd)
-    return ops
-
-
-def _windowed(ops: OpsBuilder, period_ns: int) -> Program:
-    """Insert POWER start before the first WAIT_RDY's tWB delay and stop after it."""
-    ins: list[Instruction] = list(ops.program())
-    wait = next(i for i, x in enumerate(ins) if isinstance(x, WaitRdy))
-    return Program(
-        [
-            *ins[: wait - 1],
-            Power(True, period_ns),
-            *ins[wait - 1 : wait + 1],
-            Power(False),
-            *ins[wait + 1 :],
-        ]
-    )
-
-
-def _run(chip: Chip, program: Program, what: str) -> Results:
-    results = chip.transport.run(program)
-    for err in results.errors:
-        if err.code == ErrorCode.TIMEOUT:
-            raise NandTimeout(f"{what}: R/B# stayed low past the timeout (CE {chip.ce})")
-        raise TransportError(
-            f"{what}: the bench reported error {ErrorCode(err.code).name} at instruction "
-            f"{err.index} (CE {chip.ce})"
-        )
+    program = chip.array_op(body, slc=slc, what="SLC energy measurement")
+    if op != "read":
+        program += core.read_status(chip.sdr)
+    results = chip.run(power.measured(program, period_ns), what)
     if not results.power:
         raise TransportError(f"{what}: the bench returned no power samples")
-    return results
-
-
-def _measurement(chip: Chip, op: str, results: Results, status: int | None) -> EnergyMeasurement:
+    status = None if op == "read" else _status(results, what)
     record = results.power[0]
-    data = results.data[0] if op == "read" and results.data else b""
     return EnergyMeasurement(
         op,
-        sum(results.busy_ns),
+        sum(busy_steps(results)),
         record.period_ns,
         tuple(record.samples_uA),
         chip.profile.power.vcc_V,
         status,
-        data,
+        data_records(results)[0] if op == "read" else b"",
     )
 
 
-def _status(chip: Chip, results: Results, what: str) -> int:
-    status = results.data[-1][0]
+def _status(results: Results, what: str) -> int:
+    status = data_records(results)[-1][0]
     if status & Status.FAIL:
         raise ChipStatusFail(f"{what}: status {status:02X}h reports FAIL")
-    return int(status)
+    return status
 
 
 def read_energy(
@@ -138,17 +107,11 @@ def read_energy(
     period_ns: int = DEFAULT_PERIOD_NS,
 ) -> EnergyMeasurement:
     """READ (00h-30h) of one page with the array sensing inside the POWER window."""
-    geo = chip.geometry
-    geo.check_block(block)
-    geo.check_page(page, slc)
+    geo = chip.check_address(block, page, slc)
     n = geo.total_bytes if length is None else length
-    ops = _builder(chip, slc)
-    ops.cmd(Cmd.READ).addr(geo.full_address(block, page, 0)).cmd(Cmd.READ_CONFIRM)
-    ops.delay_wb().wait(TIMEOUT_NS).delay_rr().dout(n)
-    if slc:
-        ops.cmd(chip.profile.vendor.slc_mode.exit_cmd)  # type: ignore[union-attr]
+    body = core.page_read(chip.sdr, geo.full_address(block, page, 0), n, TIMEOUT_NS)
     what = f"READ block {block} page {page} (energy)"
-    return _measurement(chip, "read", _run(chip, _windowed(ops, period_ns), what), None)
+    return _measure(chip, "read", body, slc, period_ns, what)
 
 
 def program_energy(
@@ -161,18 +124,10 @@ def program_energy(
     period_ns: int = DEFAULT_PERIOD_NS,
 ) -> EnergyMeasurement:
     """PROGRAM (80h-10h) of one erased page; the window covers tPROG."""
-    geo = chip.geometry
-    geo.check_block(block)
-    geo.check_page(page, slc)
-    ops = _builder(chip, slc)
-    ops.cmd(Cmd.PROGRAM).addr(geo.full_address(block, page)).delay_adl().din(data)
-    ops.cmd(Cmd.PROGRAM_CONFIRM).delay_wb().wait(TIMEOUT_NS)
-    if slc:
-        ops.cmd(chip.profile.vendor.slc_mode.exit_cmd)  # type: ignore[union-attr]
-    ops.cmd(Cmd.READ_STATUS).delay_whr().dout(1)
+    geo = chip.check_address(block, page, slc)
+    body = core.page_program(chip.sdr, geo.full_address(block, page), data, TIMEOUT_NS)
     what = f"PROGRAM block {block} page {page} (energy)"
-    results = _run(chip, _windowed(ops, period_ns), what)
-    return _measurement(chip, "program", results, _status(chip, results, what))
+    return _measure(chip, "program", body, slc, period_ns, what)
 
 
 def erase_energy(
@@ -181,10 +136,6 @@ def erase_energy(
     """ERASE (60h-D0h) of one block; the window covers tBERS."""
     geo = chip.geometry
     geo.check_block(block)
-    ops = _builder(chip, False)
-    ops.cmd(Cmd.ERASE).addr(geo.row_bytes(block)).cmd(Cmd.ERASE_CONFIRM)
-    ops.delay_wb().wait(TIMEOUT_NS)
-    ops.cmd(Cmd.READ_STATUS).delay_whr().dout(1)
+    body = core.erase(chip.sdr, geo.row_bytes(block), TIMEOUT_NS)
     what = f"ERASE block {block} (energy)"
-    results = _run(chip, _windowed(ops, period_ns), what)
-    return _measurement(chip, "erase", results, _status(chip, results, what))
+    return _measure(chip, "erase", body, False, period_ns, what)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from nandlab.ops import Results
+
 
 @dataclass(frozen=True)
 class PageRead:
@@ -29,6 +31,12 @@ class OpResult:
     status: int
     busy_ns: int
     busy_steps_ns: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, status: int, results: Results) -> OpResult:
+        """`status` with the busy times of the run's `results`."""
+        steps = busy_steps(results)
+        return cls(status, sum(steps), steps)
 
 
 @dataclass(frozen=True)
@@ -72,3 +80,13 @@ class Identification:
             "unique_id": self.unique_id,
             "unique_id_copy": self.unique_id_copy,
         }
+
+
+def data_records(results: Results) -> list[bytes]:
+    """The bytes of every DATA record of a run, in order."""
+    return [bytes(d) for d in results.data]
+
+
+def busy_steps(results: Results) -> tuple[int, ...]:
+    """The busy time (ns) of every WAIT_RDY of a run, in order."""
+    return tuple(int(b) for b in results.busy_ns)

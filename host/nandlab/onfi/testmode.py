@@ -9,7 +9,8 @@ raise `UnsupportedCapability` naming it. Test-mode operations are risky
 mode (CMD enter_cmd, ADDR key) first and leaves it (CMD exit_cmd) last, so the
 die is never left in test mode between calls; test-mode feature registers
 (ESP, sensing time, MWS override) keep their values and apply whenever the
-test mode is on.
+test mode is on. The programs come from `nandlab.sequences.testmode`; the
+latch steps (`sense`, `m1`, ...) are its vocabulary.
 
 Example (ParaBit XOR of LSB / MSB of an MLC WL, Table 4)::
 
@@ -33,19 +34,28 @@ from nandlab.errors import (
     RefusedOperation,
     UnsupportedCapability,
 )
-from nandlab.onfi.chip import Chip, _busy_list, _busy_total, _data
-from nandlab.onfi.ops_builder import OpsBuilder
-from nandlab.onfi.results import OpResult, PageRead
-from nandlab.onfi_spec.opcodes import Cmd, Status
-from nandlab.onfi_spec.testmode import (
-    SENSE_TIME_UNIT_US,
-    VREAD_SLC,
-    LatchOp,
-    MwsFlag,
-    Node,
-    esp_params,
-    pbm_bytes,
+from nandlab.onfi.address import ChipGeometry
+from nandlab.onfi.chip import Chip
+from nandlab.onfi.results import OpResult, PageRead, busy_steps, data_records
+from nandlab.onfi_spec.opcodes import Status
+from nandlab.onfi_spec.testmode import VREAD_SLC, LatchOp, MwsFlag, Node, pbm_bytes
+from nandlab.ops import Program, Results
+from nandlab.sequences import core
+from nandlab.sequences import testmode as seq
+from nandlab.sequences import vendor as vendor_seq
+from nandlab.sequences.testmode import (
+    Step,
+    data_in_node,
+    init_l1,
+    init_l2,
+    m1,
+    m2,
+    m3,
+    output,
+    sense,
+    xor,
 )
+from nandlab.sequences.vendor import in_mode
 
 __all__ = [
     "VREAD_SLC",
@@ -55,7 +65,7 @@ __all__ = [
     "Node",
     "Step",
     "TestMode",
-    "data_in",
+    "data_in_node",
     "init_l1",
     "init_l2",
     "m1",
@@ -65,64 +75,6 @@ __all__ = [
     "sense",
     "xor",
 ]
-
-ADDR_CHUNK = 8
-"""An ADDR instruction carries 1..8 address cycles."""
-
-
-@dataclass(frozen=True)
-class Step:
-    """One latch micro-operation: op code and its argument byte."""
-
-    op: LatchOp
-    arg: int = 0
-
-
-def sense(k: int) -> Step:
-    """Sense the addressed WL at VREADk into SO (0 = VREAD0 below the erased state,
-    k = 1.. = read reference k-1 with its offset, VREAD_SLC = the SLC reference).
-    SO = 1 where the cell does not conduct."""
-    return Step(LatchOp.SENSE, k)
-
-
-def m1(inverted_so: bool = False) -> Step:
-    """M1: A |= SO (C &= ~SO); inverted_so uses the extra SO inverter: A |= ~SO."""
-    return Step(LatchOp.M1, int(inverted_so))
-
-
-def m2(inverted_so: bool = False) -> Step:
-    """M2: A &= ~SO; inverted_so: A &= SO."""
-    return Step(LatchOp.M2, int(inverted_so))
-
-
-def m3() -> Step:
-    """M3: OUT |= A (B &= ~A): L1 to L2."""
-    return Step(LatchOp.M3)
-
-
-def init_l1(inverted: bool = False) -> Step:
-    """L1 init: A = 1 (Fig. 2), or A = 0 with inverted=True (Fig. 7)."""
-    return Step(LatchOp.INIT_L1, int(inverted))
-
-
-def init_l2() -> Step:
-    """L2 init: OUT = 0, B = 1."""
-    return Step(LatchOp.INIT_L2)
-
-
-def xor() -> Step:
-    """OUT ^= A."""
-    return Step(LatchOp.XOR)
-
-
-def output(node: Node) -> Step:
-    """Select the node the following data out reads."""
-    return Step(LatchOp.OUTPUT, int(node))
-
-
-def data_in(node: Node) -> Step:
-    """The following data in loads node A or OUT (TestMode.load_latch sends the bytes)."""
-    return Step(LatchOp.DATA_IN, int(node))
 
 
 @dataclass(frozen=True)
@@ -149,7 +101,7 @@ class TestMode:
                 "test-mode operations drive the chip outside its datasheet (vendor test "
                 "commands, tuned ISPP, shortened sensing); pass allow_test_mode=True to use them"
             )
-        chip._require("test_mode", "test-mode operations")
+        chip.require("test_mode", "test-mode operations")
         self.chip = chip
 
     # ------------------------------------------------------------- plumbing
@@ -159,29 +111,19 @@ class TestMode:
         """The profile's vendor section (each caller has checked its capability)."""
         return self.chip.profile.vendor
 
-    def _begin(self) -> OpsBuilder:
-        tm = self._vendor.test_mode
-        ops = self.chip._new_op(False, "test mode")
-        ops.cmd(tm.enter_cmd).addr(bytes([tm.key]))
-        return ops
+    def _run(self, body: Program, what: str) -> Results:
+        """Run `body` inside the test mode (a native operation: the SLC mode is left first)."""
+        chip = self.chip
+        inside = seq.in_test_mode(self._vendor.test_mode, body)
+        program = chip.array_op(inside, slc=False, what=what)
+        return chip.run(program, what)
 
-    def _end(self, ops: OpsBuilder) -> OpsBuilder:
-        return ops.cmd(self._vendor.test_mode.exit_cmd)
+    def _read(self, body: Program, block: int, page: int, what: str, slc: bool) -> PageRead:
+        res = self._run(body, what)
+        return PageRead(block, page, data_records(res)[0], sum(busy_steps(res)), slc)
 
-    def _feature(self, ops: OpsBuilder, fa: int, params: bytes) -> None:
-        ops.cmd(Cmd.SET_FEATURES).addr(bytes([fa])).delay_adl().din(params)
-        ops.delay_wb().wait(self.chip._t_feat)
-
-    def _set_test_feature(self, fa: int, params: bytes, what: str) -> None:
-        ops = self._begin()
-        self._feature(ops, fa, params)
-        self._end(ops)
-        self.chip._run(ops, what)
-
-    @staticmethod
-    def _addr(ops: OpsBuilder, data: bytes) -> None:
-        for i in range(0, len(data), ADDR_CHUNK):
-            ops.addr(data[i : i + ADDR_CHUNK])
+    def _slc(self, slc: bool, body: Program) -> Program:
+        return in_mode(self._vendor.slc_mode, body) if slc else body
 
     # --------------------------------------------------------- inverse read
 
@@ -197,45 +139,39 @@ class TestMode:
         """READ 00h-30h of a whole page, optionally as an inverse read (every bit inverted
         by the latch, not by the host). Needs vendor.inverse_read when inverse=True."""
         chip = self.chip
-        geo = chip._check_addr(block, page, slc)
-        chip._refuse_bad([block], force, f"read block {block}")
-        ops = self._begin()
+        geo = chip.check_address(block, page, slc)
+        chip.refuse_bad([block], force, f"read block {block}")
         if slc:
-            chip._require("slc_mode", "SLC read")
-            ops.cmd(self._vendor.slc_mode.enter_cmd)
-        if inverse:
-            chip._require("inverse_read", "inverse read")
-            ops.cmd(self._vendor.inverse_read.prefix_cmd)
-        ops.cmd(Cmd.READ).addr(geo.full_address(block, page)).cmd(Cmd.READ_CONFIRM)
-        ops.delay_wb().wait(chip._t_r).delay_rr().dout(geo.total_bytes)
-        if slc:
-            ops.cmd(self._vendor.slc_mode.exit_cmd)
-        self._end(ops)
-        res = chip._run(ops, f"{'INVERSE ' if inverse else ''}READ block {block} page {page}")
-        return PageRead(block, page, _data(res)[0], _busy_total(res), slc)
+            chip.require("slc_mode", "SLC read")
+        sensing = core.page_read(
+            chip.sdr, geo.full_address(block, page), geo.total_bytes, chip.timeouts.read
+        )
+        body = self._slc(slc, self._inverse(inverse, sensing, "inverse read"))
+        what = f"{'INVERSE ' if inverse else ''}READ block {block} page {page}"
+        return self._read(body, block, page, what, slc)
+
+    def _inverse(self, inverse: bool, sensing: Program, what: str) -> Program:
+        if not inverse:
+            return sensing
+        self.chip.require("inverse_read", what)
+        return seq.inverse(self._vendor.inverse_read, sensing)
 
     def soft_bit_read(
         self, block: int, page: int, delta_code: int, *, inverse: bool = False, force: bool = False
     ) -> PageRead:
         """Soft-bit read (XNOR of the +-delta sensings), optionally inverted (XOR)."""
         chip = self.chip
-        chip._require("soft_bit_read", "soft-bit read")
+        chip.require("soft_bit_read", "soft-bit read")
         sbr = self._vendor.soft_bit_read
-        geo = chip._check_addr(block, page, False)
-        code_max = chip.profile.read_offsets.code_max
-        if not isinstance(delta_code, int) or not 1 <= delta_code <= code_max:
-            raise RangeError(f"soft-bit delta {delta_code} is out of range: allowed 1..{code_max}")
-        chip._refuse_bad([block], force, f"soft-bit read block {block}")
+        geo = chip.check_address(block, page, False)
+        chip.check_soft_bit_delta(delta_code)
+        chip.refuse_bad([block], force, f"soft-bit read block {block}")
         chip.set_feature(sbr.delta_feature, bytes([delta_code, 0, 0, 0]))
-        ops = self._begin()
-        if inverse:
-            chip._require("inverse_read", "inverse soft-bit read")
-            ops.cmd(self._vendor.inverse_read.prefix_cmd)
-        ops.cmd(Cmd.READ).addr(geo.full_address(block, page)).cmd(sbr.confirm_cmd)
-        ops.delay_wb().wait(chip._t_r).delay_rr().dout(geo.total_bytes)
-        self._end(ops)
-        res = chip._run(ops, f"SOFT-BIT READ block {block} page {page}")
-        return PageRead(block, page, _data(res)[0], _busy_total(res))
+        sensing = vendor_seq.soft_bit_read(
+            chip.sdr, sbr, geo.full_address(block, page), geo.total_bytes, chip.timeouts.read
+        )
+        body = self._inverse(inverse, sensing, "inverse soft-bit read")
+        return self._read(body, block, page, f"SOFT-BIT READ block {block} page {page}", False)
 
     # ----------------------------------------------------- latch operations
 
@@ -253,56 +189,34 @@ class TestMode:
         of (block, page) (page as in read_page; in SLC mode the WL), then read node
         `read` (None: read nothing). One op program; busy times per step."""
         chip = self.chip
-        chip._require("latch_ops", "latch micro-operations")
+        chip.require("latch_ops", "latch micro-operations")
         lo = self._vendor.latch_ops
-        geo = chip._check_addr(block, page, slc)
-        chip._refuse_bad([block], force, f"latch operations block {block}")
+        geo = chip.check_address(block, page, slc)
+        chip.refuse_bad([block], force, f"latch operations block {block}")
         row = geo.row_bytes(block, page)
-        ops = self._begin()
         if slc:
-            chip._require("slc_mode", "SLC latch sensing")
-            ops.cmd(self._vendor.slc_mode.enter_cmd)
-        sensings = 0
-        for st in steps:
-            if not isinstance(st, Step):
-                raise RangeError(f"latch step {st!r} is not a Step (use sense(), m1(), ...)")
-            if st.op in (LatchOp.OUTPUT, LatchOp.DATA_IN):
-                raise RangeError("output / data_in steps: use read= / load_latch()")
-            if not 0 <= st.arg <= 0xFF:
-                raise RangeError(f"latch step argument {st.arg} is not a byte")
-            sensings += st.op == LatchOp.SENSE
-            ops.cmd(lo.cmd)
-            self._addr(ops, bytes([st.op, st.arg]) + row)
-            ops.cmd(lo.confirm_cmd).delay_wb().wait(chip._t_r)
+            chip.require("slc_mode", "SLC latch sensing")
+        body = seq.latch_steps(chip.sdr, lo, row, steps, chip.timeouts.read)
         if read is not None:
-            ops.cmd(lo.cmd)
-            self._addr(ops, bytes([LatchOp.OUTPUT, int(read)]) + row)
-            ops.cmd(lo.confirm_cmd).delay_rr().dout(geo.total_bytes)
-        if slc:
-            ops.cmd(self._vendor.slc_mode.exit_cmd)
-        self._end(ops)
-        res = chip._run(ops, f"LATCH OPS block {block} page {page}")
-        busy = _busy_list(res)
-        data = _data(res)[0] if read is not None else b""
+            body += seq.latch_output(chip.sdr, lo, row, read, geo.total_bytes)
+        res = self._run(self._slc(slc, body), f"LATCH OPS block {block} page {page}")
+        busy = busy_steps(res)
+        data = data_records(res)[0] if read is not None else b""
         node = read if read is not None else Node.OUT
-        return LatchRun(block, page, node, data, sum(busy), tuple(busy), sensings)
+        sensings = sum(st.op == LatchOp.SENSE for st in steps)
+        return LatchRun(block, page, node, data, sum(busy), busy, sensings)
 
     def load_latch(self, block: int, node: Node, data: bytes) -> None:
         """Load `data` into node A or OUT of `block`'s plane (ParaBit's operand reload)."""
         chip = self.chip
-        chip._require("latch_ops", "latch data load")
+        chip.require("latch_ops", "latch data load")
         if node not in (Node.A, Node.OUT):
             raise RangeError(f"only nodes A and OUT can be loaded, not {node.name}")
         geo = chip.geometry
         geo.check_block(block)
-        data = chip._check_data(data)
-        lo = self._vendor.latch_ops
-        ops = self._begin()
-        ops.cmd(lo.cmd)
-        self._addr(ops, bytes([LatchOp.DATA_IN, int(node)]) + geo.row_bytes(block))
-        ops.cmd(lo.confirm_cmd).delay_adl().din(data)
-        self._end(ops)
-        chip._run(ops, f"LATCH LOAD {node.name} block {block}")
+        data = chip.check_data(data)
+        body = seq.latch_load(chip.sdr, self._vendor.latch_ops, geo.row_bytes(block), node, data)
+        self._run(body, f"LATCH LOAD {node.name} block {block}")
 
     def read_latch(self, block: int, node: Node = Node.OUT) -> bytes:
         """Data out of one latch node of `block`'s plane (no sensing)."""
@@ -311,23 +225,26 @@ class TestMode:
     def latch_xor(self, block: int, *, read: bool = True) -> PageRead:
         """XOR between the latches of `block`'s plane: C-latch (OUT) = S-latch (A) ^ OUT."""
         chip = self.chip
-        chip._require("latch_xor", "latch XOR")
+        chip.require("latch_xor", "latch XOR")
         geo = chip.geometry
         geo.check_block(block)
-        ops = self._begin()
-        ops.cmd(self._vendor.latch_xor.cmd).delay_wb().wait(chip._t_r)
-        if read and self._vendor.latch_ops is not None:
-            lo = self._vendor.latch_ops
-            ops.cmd(lo.cmd)
-            self._addr(ops, bytes([LatchOp.OUTPUT, int(Node.OUT)]) + geo.row_bytes(block))
-            ops.cmd(lo.confirm_cmd).delay_rr().dout(geo.total_bytes)
-        elif read:  # plain data out from the cache register
-            ops.cmd(Cmd.CHANGE_READ_COLUMN_ENHANCED).addr(geo.full_address(block, 0))
-            ops.cmd(Cmd.CHANGE_READ_COLUMN_CONFIRM).delay(chip._t_ccs).dout(geo.total_bytes)
-        self._end(ops)
-        res = chip._run(ops, f"LATCH XOR block {block}")
-        data = _data(res)[0] if read else b""
-        return PageRead(block, 0, data, _busy_total(res), True)
+        body = seq.latch_xor(chip.sdr, self._vendor.latch_xor, chip.timeouts.read)
+        if read:
+            body += self._cache_out(geo, block)
+        res = self._run(body, f"LATCH XOR block {block}")
+        data = data_records(res)[0] if read else b""
+        return PageRead(block, 0, data, sum(busy_steps(res)), True)
+
+    def _cache_out(self, geo: ChipGeometry, block: int) -> Program:
+        """Data out of the cache register (OUT) of `block`'s plane: through the latch output
+        when the part has latch operations, else a plain column change."""
+        chip = self.chip
+        lo = self._vendor.latch_ops
+        if lo is not None:
+            return seq.latch_output(chip.sdr, lo, geo.row_bytes(block), Node.OUT, geo.total_bytes)
+        return core.change_read_column_enhanced(
+            geo.full_address(block, 0), chip.t_ccs, geo.total_bytes
+        )
 
     # ---------------------------------------------------------------- MWS
 
@@ -353,26 +270,13 @@ class TestMode:
         for this command. busy_ns is tMWS.
         """
         chip = self.chip
-        chip._require("mws", "multi-wordline sensing")
+        chip.require("mws", "multi-wordline sensing")
         mws = self._vendor.mws
         geo = chip.geometry
         if not groups:
             raise AddressError("MWS needs at least one (block, WLs) group")
-        wls_n = geo.wls_per_block
-        blocks: list[int] = []
-        body = b""
-        for block, wls in groups:
-            geo.check_block(block)
-            if not wls:
-                raise AddressError(f"MWS group of block {block} selects no WL")
-            bitmap = bytearray(pbm_bytes(wls_n))
-            for w in wls:
-                if not 0 <= w < wls_n:
-                    raise AddressError(f"MWS WL {w} out of range 0..{wls_n - 1}")
-                bitmap[w >> 3] |= 1 << (w & 7)
-            if block not in blocks:
-                blocks.append(block)
-            body += geo.row_bytes(block) + bytes(bitmap)
+        blocks = list(dict.fromkeys(block for block, _ in groups))
+        addressed = [geo.row_bytes(block) + _wl_bitmap(geo, block, wls) for block, wls in groups]
         planes = {geo.plane_of(b) for b in blocks}
         if len(planes) > 1:
             raise AddressError(
@@ -380,42 +284,33 @@ class TestMode:
                 f"{', '.join(map(str, sorted(planes)))}: inter-block MWS shares bitlines, so "
                 "every block must be on one plane"
             )
-        if len(blocks) > mws.max_blocks and not allow_over_power:
+        over = len(blocks) > mws.max_blocks
+        if over and not allow_over_power:
             raise RefusedOperation(
                 f"MWS over {len(blocks)} blocks exceeds the profile's power budget of "
                 f"{mws.max_blocks} blocks at once; pass allow_over_power=True to override"
             )
-        chip._refuse_bad(blocks, force, "MWS")
+        chip.refuse_bad(blocks, force, "MWS")
         flags = (
-            (MwsFlag.INVERSE if inverse else 0)
+            (MwsFlag.INVERSE if inverse else MwsFlag(0))
             | (MwsFlag.S_INIT if s_init else 0)
             | (MwsFlag.C_INIT if c_init else 0)
             | (MwsFlag.S_TO_C if s_to_c else 0)
         )
-        over = len(blocks) > mws.max_blocks
-        ops = self._begin()
+        body = seq.mws_sense(chip.sdr, mws, flags, addressed, chip.timeouts.read)
         if over:
-            self._feature(ops, mws.override_feature, bytes([1, 0, 0, 0]))
-        ops.cmd(mws.cmd).addr(bytes([int(flags)]))
-        group_n = geo.row_cycles + pbm_bytes(wls_n)
-        for i in range(0, len(body), group_n):
-            if i:
-                ops.cmd(mws.cont_cmd)
-            self._addr(ops, body[i : i + group_n])
-        ops.cmd(mws.confirm_cmd).delay_wb().wait(chip._t_r)
-        if over:
-            self._feature(ops, mws.override_feature, bytes(4))
-        ops.cmd(Cmd.READ_STATUS).delay_whr().dout(1)
+            body = seq.over_power(chip.sdr, mws, body, chip.timeouts.feature)
+        body += core.read_status(chip.sdr)
         if read:
-            ops.cmd(Cmd.CHANGE_READ_COLUMN_ENHANCED).addr(geo.full_address(blocks[0], 0))
-            ops.cmd(Cmd.CHANGE_READ_COLUMN_CONFIRM).delay(chip._t_ccs).dout(geo.total_bytes)
-        self._end(ops)
+            body += core.change_read_column_enhanced(
+                geo.full_address(blocks[0], 0), chip.t_ccs, geo.total_bytes
+            )
         what = f"MWS blocks {', '.join(map(str, blocks))}"
-        res = chip._run(ops, what)
-        datas = _data(res)
+        res = self._run(body, what)
+        datas = data_records(res)
         if datas[0][0] & Status.FAIL:
             raise ChipStatusFail(f"{what}: the die refused the MWS (status FAIL)")
-        busy = _busy_list(res)
+        busy = busy_steps(res)
         t_mws = busy[1] if over else busy[0]
         return PageRead(blocks[0], 0, datas[1] if read else b"", t_mws, True)
 
@@ -432,17 +327,18 @@ class TestMode:
         """Tune SLC ISPP (enhanced SLC programming) for following test-mode SLC programs:
         start voltage offset, ESP step (0 = no ESP phase), verify raise over the SLC
         verify level, extra verify-pulse steps. All zero = regular SLC programming."""
-        self.chip._require("esp", "enhanced SLC programming")
-        try:
-            params = esp_params(
-                start_offset_mV=start_offset_mV,
-                step_mV=step_mV,
-                verify_raise_mV=verify_raise_mV,
-                extra_steps=extra_steps,
-            )
-        except ValueError as e:
-            raise RangeError(str(e)) from None
-        self._set_test_feature(self._vendor.esp.feature, params, "SET FEATURES ESP")
+        chip = self.chip
+        chip.require("esp", "enhanced SLC programming")
+        body = seq.set_esp(
+            chip.sdr,
+            self._vendor.esp,
+            chip.timeouts.feature,
+            start_offset_mV=start_offset_mV,
+            step_mV=step_mV,
+            verify_raise_mV=verify_raise_mV,
+            extra_steps=extra_steps,
+        )
+        self._run(body, "SET FEATURES ESP")
 
     def clear_esp(self) -> None:
         self.set_esp()
@@ -453,37 +349,26 @@ class TestMode:
         """SLC program of one WL in test mode, so the ESP tuning (set_esp) applies;
         busy_ns (tESP) follows the ISPP loop count."""
         chip = self.chip
-        chip._require("esp", "enhanced SLC programming")
-        geo = chip._check_addr(block, wl, True)
-        data = chip._check_data(data)
-        chip._refuse_bad([block], force, f"ESP program block {block}")
-        chip._refuse_not_erased(block, [wl], True, force, blank_check)
-        mode = self._vendor.slc_mode
+        chip.require("esp", "enhanced SLC programming")
+        geo = chip.check_address(block, wl, True)
+        data = chip.check_data(data)
+        chip.refuse_bad([block], force, f"ESP program block {block}")
+        chip.refuse_not_erased(block, [wl], True, force, blank_check)
         return self._program_in_mode(
-            mode.enter_cmd, mode.exit_cmd, geo.full_address(block, wl), data,
+            self._vendor.slc_mode, geo.full_address(block, wl), data,
             f"ESP PROGRAM block {block} WL {wl}",
         )
 
-    def _program_in_mode(
-        self, enter_cmd: int, exit_cmd: int, address: bytes, data: bytes, what: str
-    ) -> OpResult:
+    def _program_in_mode(self, mode: Any, cycles: bytes, data: bytes, what: str) -> OpResult:
         """PROGRAM between a mode's enter / exit commands, then READ STATUS."""
         chip = self.chip
-        ops = self._begin()
-        ops.cmd(enter_cmd)
-        ops.cmd(Cmd.PROGRAM).addr(address).delay_adl().din(data)
-        ops.cmd(Cmd.PROGRAM_CONFIRM).delay_wb().wait(chip._t_prog)
-        ops.cmd(exit_cmd)
-        ops.cmd(Cmd.READ_STATUS).delay_whr().dout(1)
-        self._end(ops)
-        res = chip._run(ops, what)
-        status = chip._check_status(res, what)
-        busy = _busy_list(res)
-        return OpResult(status, sum(busy), tuple(busy))
+        program = core.page_program(chip.sdr, cycles, data, chip.timeouts.program)
+        res = self._run(in_mode(mode, program) + core.read_status(chip.sdr), what)
+        return OpResult.of(chip.check_status(res, what), res)
 
     # ------------------------------------------------------------ MLC mode
 
-    def _mlc_page(self, block: int, page: int) -> Any:
+    def _mlc_page(self, block: int, page: int) -> ChipGeometry:
         chip = self.chip
         # the profile declares the mode; the raw vendor commands need no bench support
         # beyond the test mode (transports do not list mlc_mode as a capability yet)
@@ -491,7 +376,7 @@ class TestMode:
             raise UnsupportedCapability(
                 f"MLC-mode operation needs vendor.mlc_mode (profile {chip.profile.name} has none)"
             )
-        geo = chip._check_addr(block, 0, False)
+        geo = chip.check_address(block, 0, False)
         limit = geo.wls_per_block * 2
         if not 0 <= page < limit:
             raise AddressError(f"MLC page {page} out of range 0..{limit - 1}")
@@ -502,11 +387,10 @@ class TestMode:
         WL * 2 + page type (0 lower, 1 upper); lower before upper, as on the chip."""
         chip = self.chip
         geo = self._mlc_page(block, page)
-        data = chip._check_data(data)
-        chip._refuse_bad([block], force, f"MLC program block {block}")
-        mlc = self._vendor.mlc_mode
+        data = chip.check_data(data)
+        chip.refuse_bad([block], force, f"MLC program block {block}")
         return self._program_in_mode(
-            mlc.enter_cmd, mlc.exit_cmd, geo.full_address(block, page), data,
+            self._vendor.mlc_mode, geo.full_address(block, page), data,
             f"MLC PROGRAM block {block} page {page}",
         )
 
@@ -514,28 +398,19 @@ class TestMode:
         """READ 00h-30h of one MLC-mode page (page = WL * 2 + page type)."""
         chip = self.chip
         geo = self._mlc_page(block, page)
-        chip._refuse_bad([block], force, f"MLC read block {block}")
-        mlc = self._vendor.mlc_mode
-        ops = self._begin()
-        ops.cmd(mlc.enter_cmd)
-        ops.cmd(Cmd.READ).addr(geo.full_address(block, page)).cmd(Cmd.READ_CONFIRM)
-        ops.delay_wb().wait(chip._t_r).delay_rr().dout(geo.total_bytes)
-        ops.cmd(mlc.exit_cmd)
-        self._end(ops)
-        res = chip._run(ops, f"MLC READ block {block} page {page}")
-        return PageRead(block, page, _data(res)[0], _busy_total(res), False)
+        chip.refuse_bad([block], force, f"MLC read block {block}")
+        sensing = core.page_read(
+            chip.sdr, geo.full_address(block, page), geo.total_bytes, chip.timeouts.read
+        )
+        body = in_mode(self._vendor.mlc_mode, sensing)
+        return self._read(body, block, page, f"MLC READ block {block} page {page}", False)
 
     def set_sense_time_us(self, us: float | None) -> None:
         """Sensing (strobe) time of every test-mode sensing; None = the default."""
-        self.chip._require("sense_time", "sensing-time control")
-        code = 0 if us is None else round(us / SENSE_TIME_UNIT_US)
-        if not 0 <= code <= 0xFFFF or (us is not None and code == 0):
-            raise RangeError(
-                f"sensing time {us} us out of range: {SENSE_TIME_UNIT_US}.."
-                f"{0xFFFF * SENSE_TIME_UNIT_US:g} us in steps of {SENSE_TIME_UNIT_US} us"
-            )
-        params = bytes([code & 0xFF, code >> 8, 0, 0])
-        self._set_test_feature(self._vendor.sense_time.feature, params, "SET FEATURES sense time")
+        chip = self.chip
+        chip.require("sense_time", "sensing-time control")
+        body = seq.set_sense_time(chip.sdr, self._vendor.sense_time, us, chip.timeouts.feature)
+        self._run(body, "SET FEATURES sense time")
 
     @contextmanager
     def sense_time(self, us: float | None) -> Iterator[None]:
@@ -545,6 +420,20 @@ class TestMode:
             yield
         finally:
             self.set_sense_time_us(None)
+
+
+def _wl_bitmap(geo: ChipGeometry, block: int, wls: Sequence[int]) -> bytes:
+    """The MWS page bitmap of `block` selecting `wls` (bit w = WL w)."""
+    geo.check_block(block)
+    if not wls:
+        raise AddressError(f"MWS group of block {block} selects no WL")
+    n = geo.wls_per_block
+    bitmap = bytearray(pbm_bytes(n))
+    for w in wls:
+        if not 0 <= w < n:
+            raise AddressError(f"MWS WL {w} out of range 0..{n - 1}")
+        bitmap[w >> 3] |= 1 << (w & 7)
+    return bytes(bitmap)
 
 
 def inverse_read_page(

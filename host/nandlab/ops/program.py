@@ -229,6 +229,10 @@ class Program:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Program) and self._items == other._items
 
+    def __add__(self, other: Program) -> Program:
+        """A new program: these instructions, then `other`'s (sequences compose this way)."""
+        return Program([*self._items, *other._items])
+
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:

@@ -1,7 +1,7 @@
 """Op programs the RTL tests run, and how their results must match the reference.
 
-Programs are built with the chip layer's `OpsBuilder`, so they carry the same
-ONFI delays (tWB, tWHR, tADL, tCCS) the chip layer sends to any bench. The
+Programs are the sequence library's (`nandlab.sequences.core`), so they carry
+the same ONFI delays (tWB, tWHR, tADL, tCCS) the chip layer sends to any bench. The
 reference is `sim://` (SimTransport) on dies of the same profile and seed:
 `compare()` requires the same records in the same order, byte-identical DATA,
 ERRCNT and ERROR records, and (when asked) BUSY times within one controller clock.
@@ -10,12 +10,12 @@ ERRCNT and ERROR records, and (when asked) BUSY times within one controller cloc
 from __future__ import annotations
 
 from nandlab.onfi.address import ChipGeometry
-from nandlab.onfi.ops_builder import OpsBuilder
-from nandlab.onfi_spec.opcodes import Cmd, Feature
-from nandlab.onfi_spec.sdr_timing import sdr
+from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
 from nandlab.ops import (
     BusyRecord,
     DataRecord,
+    DinPattern,
+    DoutCompare,
     EndRecord,
     ErrCountRecord,
     ErrorRecord,
@@ -26,6 +26,8 @@ from nandlab.ops import (
     Results,
 )
 from nandlab.profiles import Profile
+from nandlab.sequences import core
+from nandlab.sequences.core import DataIn
 
 TIMEOUT_NS = 50_000_000
 
@@ -39,8 +41,17 @@ class Programs:
         self.ce = ce
         self.mode = mode
 
-    def ops(self) -> OpsBuilder:
-        return OpsBuilder(self.ce, sdr(self.mode))
+    @property
+    def sdr(self) -> SdrTiming:
+        """The ONFI delays of the current mode."""
+        return sdr(self.mode)
+
+    def ops(self, *sequence: Program) -> Program:
+        """A program on this target: CE, then the `sequence` fragments."""
+        program = Program().ce(self.ce)
+        for fragment in sequence:
+            program += fragment
+        return program
 
     @property
     def page_bytes(self) -> int:
@@ -49,122 +60,59 @@ class Programs:
     def reset(self) -> Program:
         """RESET; both die and controller return to mode 0."""
         self.mode = 0
-        return self.ops().cmd(Cmd.RESET).delay_wb().wait(TIMEOUT_NS).timing(0).program()
+        return self.ops(core.reset(self.sdr, TIMEOUT_NS))
 
     def set_timing_mode(self, mode: int) -> Program:
         """SET FEATURES 01h = mode, wait tFEAT, then TIMING mode (the controller follows)."""
-        ops = (
-            self.ops()
-            .cmd(Cmd.SET_FEATURES)
-            .addr(bytes([Feature.TIMING_MODE]))
-            .delay_adl()
-        )
-        ops.din(bytes([mode, 0, 0, 0])).delay_wb().wait(TIMEOUT_NS).timing(mode)
+        program = self.ops(core.set_timing_mode(self.sdr, mode, TIMEOUT_NS))
         self.mode = mode
-        return ops.program()
+        return program
 
     def read_id(self, address: int, n: int) -> Program:
-        return (
-            self.ops()
-            .cmd(Cmd.READ_ID)
-            .addr(bytes([address]))
-            .delay_whr()
-            .dout(n)
-            .program()
-        )
+        return self.ops(core.read_id(self.sdr, address, n))
 
     def parameter_page(self, n: int = 256) -> Program:
-        ops = (
-            self.ops()
-            .cmd(Cmd.READ_PARAMETER_PAGE)
-            .addr(b"\x00")
-            .delay_wb()
-            .wait(TIMEOUT_NS)
-        )
-        return ops.delay_rr().dout(n).program()
+        return self.ops(core.read_parameter_page(self.sdr, n, TIMEOUT_NS))
 
     def set_features(self, fa: int, params: bytes) -> Program:
-        ops = self.ops().cmd(Cmd.SET_FEATURES).addr(bytes([fa])).delay_adl().din(params)
-        return ops.delay_wb().wait(TIMEOUT_NS).program()
+        return self.ops(core.set_features(self.sdr, fa, params, TIMEOUT_NS))
 
     def get_features(self, fa: int) -> Program:
-        ops = (
-            self.ops()
-            .cmd(Cmd.GET_FEATURES)
-            .addr(bytes([fa]))
-            .delay_wb()
-            .wait(TIMEOUT_NS)
-        )
-        return ops.delay_rr().dout(4).program()
+        return self.ops(core.get_features(self.sdr, fa, TIMEOUT_NS))
 
     def status(self) -> Program:
-        return self.ops().cmd(Cmd.READ_STATUS).delay_whr().dout(1).program()
+        return self.ops(core.read_status(self.sdr))
 
     def erase(self, block: int, timeout_ns: int = TIMEOUT_NS) -> Program:
-        ops = (
-            self.ops()
-            .cmd(Cmd.ERASE)
-            .addr(self.geo.row_bytes(block))
-            .cmd(Cmd.ERASE_CONFIRM)
-        )
-        return (
-            ops.delay_wb()
-            .wait(timeout_ns)
-            .cmd(Cmd.READ_STATUS)
-            .delay_whr()
-            .dout(1)
-            .program()
-        )
+        erase = core.erase(self.sdr, self.geo.row_bytes(block), timeout_ns)
+        return self.ops(erase, core.read_status(self.sdr))
 
     def program_page(self, block: int, page: int, data: bytes) -> Program:
-        ops = (
-            self.ops()
-            .cmd(Cmd.PROGRAM)
-            .addr(self.geo.full_address(block, page))
-            .delay_adl()
-        )
-        ops.din(data).cmd(Cmd.PROGRAM_CONFIRM).delay_wb().wait(TIMEOUT_NS)
-        return ops.cmd(Cmd.READ_STATUS).delay_whr().dout(1).program()
+        return self._program(block, page, data)
 
-    def program_pattern(
-        self, block: int, page: int, pattern: Pattern, seed: int
-    ) -> Program:
-        ops = (
-            self.ops()
-            .cmd(Cmd.PROGRAM)
-            .addr(self.geo.full_address(block, page))
-            .delay_adl()
-        )
-        prog = ops.program()
-        prog.din_pattern(self.page_bytes, pattern, seed)
-        tail = self.ops().cmd(Cmd.PROGRAM_CONFIRM).delay_wb().wait(TIMEOUT_NS)
-        tail.cmd(Cmd.READ_STATUS).delay_whr().dout(1)
-        return prog.extend(list(tail.program())[1:])
+    def program_pattern(self, block: int, page: int, pattern: Pattern, seed: int) -> Program:
+        return self._program(block, page, DinPattern(self.page_bytes, pattern, seed))
 
-    def read_page(
-        self, block: int, page: int, n: int | None = None, column: int = 0
-    ) -> Program:
-        ops = self.ops().cmd(Cmd.READ).addr(self.geo.full_address(block, page, column))
-        ops.cmd(Cmd.READ_CONFIRM).delay_wb().wait(TIMEOUT_NS).delay_rr()
-        return ops.dout(self.page_bytes - column if n is None else n).program()
+    def _program(self, block: int, page: int, data: DataIn) -> Program:
+        cycles = self.geo.full_address(block, page)
+        program = core.page_program(self.sdr, cycles, data, TIMEOUT_NS)
+        return self.ops(program, core.read_status(self.sdr))
+
+    def read_page(self, block: int, page: int, n: int | None = None, column: int = 0) -> Program:
+        cycles = self.geo.full_address(block, page, column)
+        out = self.page_bytes - column if n is None else n
+        return self.ops(core.page_read(self.sdr, cycles, out, TIMEOUT_NS))
 
     def read_compare(
         self, block: int, page: int, pattern: Pattern, seed: int, chunk: int
     ) -> Program:
-        ops = self.ops().cmd(Cmd.READ).addr(self.geo.full_address(block, page))
-        prog = (
-            ops.cmd(Cmd.READ_CONFIRM).delay_wb().wait(TIMEOUT_NS).delay_rr().program()
-        )
-        return prog.dout_compare(self.page_bytes, pattern, seed, chunk)
+        cycles = self.geo.full_address(block, page)
+        out = DoutCompare(self.page_bytes, pattern, seed, chunk)
+        return self.ops(core.page_read(self.sdr, cycles, out, TIMEOUT_NS))
 
     def change_read_column(self, column: int, n: int) -> Program:
-        ops = self.ops().cmd(Cmd.CHANGE_READ_COLUMN).addr(self.geo.column_bytes(column))
-        return (
-            ops.cmd(Cmd.CHANGE_READ_COLUMN_CONFIRM)
-            .delay(sdr(self.mode).tCCS)
-            .dout(n)
-            .program()
-        )
+        column_cycles = self.geo.column_bytes(column)
+        return self.ops(core.change_read_column(column_cycles, self.sdr.tCCS, n))
 
 
 def compare(rtl: Results, ref: Results, clk_ns: float | None) -> list[str]:

@@ -70,7 +70,7 @@ class TB(CtrlBench):
                 await self.check(
                     self.target(ce).set_features(0x01, bytes([target, 0, 0, 0]))
                 )
-            await self.check(self.progs.ops().timing(target).program())
+            await self.check(self.progs.ops().timing(target))
             self.progs.mode = target
 
     async def check(self, program: Program, *, busy: bool = False) -> Results:
@@ -198,7 +198,7 @@ async def test_two_targets(dut) -> None:
     await tb.start()
     ce0, ce1 = tb.progs, tb.target(1)
     erase = (
-        ce0.ops().cmd(0x60).addr(ce0.geo.row_bytes(7)).cmd(0xD0).delay_wb().program()
+        ce0.ops().cmd(0x60).addr(ce0.geo.row_bytes(7)).cmd(0xD0).delay(ce0.sdr.tWB)
     )
     await tb.check(erase)
     got = await tb.check(ce1.read_id(0x20, 4))
@@ -207,7 +207,7 @@ async def test_two_targets(dut) -> None:
         ce1.program_page(1, 0, pattern_bytes(Pattern.prbs(), 3, ce1.page_bytes))
     )
     got = await tb.check(
-        ce0.ops().wait(50_000_000).cmd(0x70).delay_whr().dout(1).program()
+        ce0.ops().wait_rdy(50_000_000).cmd(0x70).delay(ce0.sdr.tWHR).dout(1)
     )
     assert got.busy_ns and got.data[0][0] & 0x40
     assert tb.dies[1].ready and tb.dies[0].ready
@@ -265,7 +265,7 @@ async def test_wait_rdy_timeout(dut) -> None:
     await tb.start()
     got = await tb.check(tb.progs.erase(6, timeout_ns=2_000))
     assert got.errors and got.errors[0].code == ErrorCode.TIMEOUT
-    got = await tb.check(tb.progs.ops().wait(50_000_000).program(), busy=True)
+    got = await tb.check(tb.progs.ops().wait_rdy(50_000_000), busy=True)
     assert (await tb.check(tb.progs.read_id(0x20, 4))).data[0] == b"ONFI"
 
 

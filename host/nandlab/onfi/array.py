@@ -1,0 +1,282 @@
+"""`ArrayTarget`: the single-page array operations of a target (read, program, erase,
+copyback, soft-bit read), the bad-block and blank checks that guard them, and the
+address and data checks the test-mode layer shares.
+
+Every operation validates its request first and raises before anything runs,
+so a refused request leaves the chip unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from nandlab.errors import AddressError, RangeError, RefusedOperation
+from nandlab.onfi.address import ChipGeometry
+from nandlab.onfi.bbt import BadBlockTable
+from nandlab.onfi.results import OpResult, PageRead, busy_steps, data_records
+from nandlab.onfi.target import Controller, Target
+from nandlab.ops import Program
+from nandlab.sequences import core, vendor
+
+BLANK_ZERO_FRACTION = 1e-3
+"""A page with more than this fraction of bits unlike an unwritten page is not erased."""
+
+
+class ArrayTarget(Target):
+    """A target's page and block operations (see `Chip` for the whole API)."""
+
+    def __init__(self, transport: Controller, ce: int = 0) -> None:
+        super().__init__(transport, ce)
+        self._bbt: BadBlockTable | None = None
+
+    # ------------------------------------------------------------ checks
+
+    def check_address(self, block: int, page: int, slc: bool) -> ChipGeometry:
+        """The geometry, after checking `block` and `page` (a WL with slc=True) exist."""
+        geo = self.geometry
+        geo.check_block(block)
+        geo.check_page(page, slc)
+        return geo
+
+    def check_data(self, data: bytes) -> bytes:
+        """`data` as bytes, after checking it fits one page with its spare."""
+        geo = self.geometry
+        data = bytes(data)
+        if not 1 <= len(data) <= geo.total_bytes:
+            raise AddressError(
+                f"{len(data)} data bytes do not fit a page: allowed 1..{geo.total_bytes} "
+                f"(page {geo.page_bytes} + spare {geo.spare_bytes})"
+            )
+        return data
+
+    def is_bad_block(self, block: int) -> bool:
+        """Factory bad-block marker (first spare byte of page 0 != FFh), read once per block.
+
+        The answer is kept in the chip's persistent bad-block table (`BadBlockTable`),
+        because once a block has been programmed its spare byte no longer says anything.
+        """
+        geo = self.geometry
+        geo.check_block(block)
+        if self._bbt is None:
+            self._bbt = BadBlockTable.for_chip(self.identification.unique_id)
+        bad = self._bbt.get(block)
+        if bad is None:
+            page = self._read(block, 0, slc=False, column=geo.page_bytes, length=1)
+            bad = page.data[0] != 0xFF
+            self._bbt.record(block, bad)
+        return bad
+
+    def refuse_bad(self, blocks: Sequence[int], force: bool, what: str) -> None:
+        """RefusedOperation when a block carries the factory bad-block marker, unless force."""
+        if force:
+            return
+        bad = [b for b in blocks if self.is_bad_block(b)]
+        if bad:
+            raise RefusedOperation(
+                f"{what}: block {', '.join(map(str, bad))} carries the factory bad-block "
+                "marker; pass force=True to operate on it anyway"
+            )
+
+    def is_erased(self, block: int, page: int, *, slc: bool = False) -> bool:
+        """Blank check: at most 0.1 % of the page's bits differ from an unwritten page.
+
+        An unwritten page reads all 1s, except an upper page (page type t > 0)
+        whose lower pages are written: its cells sit in the lowest state the
+        lower pages allow (charge only adds), so it reads that state's bit t
+        (Gray code from the profile). The lower pages are read to predict it.
+        """
+        geo = self.check_address(block, page, slc)
+        n = geo.total_bytes
+        bits = np.unpackbits(
+            np.frombuffer(self._read(block, page, slc=slc, column=0, length=n).data, np.uint8)
+        )
+        page_type = 0 if slc else page % geo.bits_per_cell
+        expected: np.ndarray | int = 1
+        profile = self.transport.profile
+        if page_type and profile is not None:
+            first = page - page_type
+            key = np.zeros(bits.size, dtype=np.int64)
+            for t in range(page_type):
+                lower = self._read(block, first + t, slc=False, column=0, length=n).data
+                key |= np.unpackbits(np.frombuffer(lower, np.uint8)).astype(np.int64) << t
+            expected = _unwritten_bit_table(profile.geometry.gray_code, page_type)[key]
+        wrong = int(np.count_nonzero(bits != expected))
+        return wrong <= BLANK_ZERO_FRACTION * bits.size
+
+    def refuse_not_erased(
+        self, block: int, pages: Sequence[int], slc: bool, force: bool, blank_check: bool
+    ) -> None:
+        """RefusedOperation when a page to program is not erased (unless force / no blank_check)."""
+        if force or not blank_check:
+            return
+        for page in pages:
+            if not self.is_erased(block, page, slc=slc):
+                raise RefusedOperation(
+                    f"program block {block} page {page}: the page is not erased (more than "
+                    f"{BLANK_ZERO_FRACTION:.1%} of its bits read 0); erase the block first, or "
+                    "pass force=True to program over it (charge only adds)"
+                )
+
+    # ------------------------------------------------------------------- read
+
+    def read_page(
+        self,
+        block: int,
+        page: int,
+        *,
+        slc: bool = False,
+        plane: int | None = None,
+        column: int = 0,
+        length: int | None = None,
+        force: bool = False,
+    ) -> PageRead:
+        """READ (00h-30h) `length` bytes (default: to the end of the spare) from `column`.
+
+        `page` counts pages in the block's native mode, or WLs with slc=True.
+        `plane`, when given, must be the block's plane (block % planes).
+        """
+        geo = self.check_address(block, page, slc)
+        if plane is not None and plane != geo.plane_of(block):
+            raise AddressError(
+                f"block {block} is on plane {geo.plane_of(block)}, not plane {plane} "
+                f"(plane = block % {geo.planes})"
+            )
+        n = geo.total_bytes - column if length is None else length
+        geo.check_span(column, n)
+        if n == 0:
+            raise AddressError("a read needs at least 1 byte")
+        self.refuse_bad([block], force, f"read block {block}")
+        return self._read(block, page, slc=slc, column=column, length=n)
+
+    def _read(self, block: int, page: int, *, slc: bool, column: int, length: int) -> PageRead:
+        cycles = self.geometry.full_address(block, page, column)
+        seq = core.page_read(self.sdr, cycles, length, self.timeouts.read)
+        what = f"READ block {block} page {page}"
+        results = self.run(self.array_op(seq, slc=slc, what="SLC read"), what)
+        data = data_records(results)[0]
+        return PageRead(block, page, data, sum(busy_steps(results)), slc, column)
+
+    def soft_bit_read(
+        self, block: int, page: int, delta_code: int, *, force: bool = False
+    ) -> PageRead:
+        """Vendor soft-bit read: 1 bits where the +-delta_code sensings agree (reliable cells).
+
+        delta_code is in DAC steps (1..code_max). Needs the profile's vendor.soft_bit_read.
+        """
+        self.require("soft_bit_read", "soft-bit read")
+        sbr = self.profile.vendor.soft_bit_read
+        assert sbr is not None
+        geo = self.check_address(block, page, False)
+        self.check_soft_bit_delta(delta_code)
+        self.refuse_bad([block], force, f"soft-bit read block {block}")
+        self.set_feature(sbr.delta_feature, bytes([delta_code, 0, 0, 0]))
+        seq = vendor.soft_bit_read(
+            self.sdr, sbr, geo.full_address(block, page), geo.total_bytes, self.timeouts.read
+        )
+        results = self.run(self.array_op(seq, slc=False, what="soft-bit read"),
+                           f"SOFT-BIT READ block {block} page {page}")
+        return PageRead(block, page, data_records(results)[0], sum(busy_steps(results)))
+
+    def check_soft_bit_delta(self, delta_code: int) -> None:
+        """RangeError unless `delta_code` is 1..code_max DAC steps."""
+        code_max = self.profile.read_offsets.code_max
+        if not isinstance(delta_code, int) or not 1 <= delta_code <= code_max:
+            step = self.profile.read_offsets.step_mV
+            raise RangeError(
+                f"soft-bit delta {delta_code} is out of range: allowed 1..{code_max} DAC steps "
+                f"({step:g}..{code_max * step:g} mV in steps of {step:g} mV)"
+            )
+
+    # -------------------------------------------------------- program, erase
+
+    def with_status(self, body: Program, *, slc: bool, what: str) -> Program:
+        """`body` as an SLC or native array operation, then READ STATUS."""
+        return self.array_op(body, slc=slc, what=what) + core.read_status(self.sdr)
+
+    def program_page(
+        self,
+        block: int,
+        page: int,
+        data: bytes,
+        *,
+        slc: bool = False,
+        force: bool = False,
+        blank_check: bool = True,
+    ) -> OpResult:
+        """PROGRAM (80h-10h) `data` from column 0 (bytes not given stay FFh).
+
+        Refused on a bad block or a page that is not erased unless force=True;
+        blank_check=False skips the read that checks the page is erased.
+        """
+        geo = self.check_address(block, page, slc)
+        data = self.check_data(data)
+        self.refuse_bad([block], force, f"program block {block}")
+        self.refuse_not_erased(block, [page], slc, force, blank_check)
+        what = f"PROGRAM block {block} page {page}" + (" (SLC)" if slc else "")
+        cycles = geo.full_address(block, page)
+        seq = core.page_program(self.sdr, cycles, data, self.timeouts.program)
+        results = self.run(self.with_status(seq, slc=slc, what="SLC program"), what)
+        return OpResult.of(self.check_status(results, what), results)
+
+    def copyback(
+        self,
+        src_block: int,
+        src_page: int,
+        dst_block: int,
+        dst_page: int,
+        *,
+        force: bool = False,
+        blank_check: bool = True,
+    ) -> OpResult:
+        """COPYBACK: 00h-35h reads the source into the page register, 85h-10h programs it.
+
+        Source and destination must be on the same plane.
+        """
+        geo = self.check_address(src_block, src_page, False)
+        self.check_address(dst_block, dst_page, False)
+        if geo.plane_of(src_block) != geo.plane_of(dst_block):
+            raise AddressError(
+                f"copyback from block {src_block} (plane {geo.plane_of(src_block)}) to block "
+                f"{dst_block} (plane {geo.plane_of(dst_block)}): both must be on the same plane "
+                f"(plane = block % {geo.planes})"
+            )
+        self.refuse_bad([src_block, dst_block], force, "copyback")
+        self.refuse_not_erased(dst_block, [dst_page], False, force, blank_check)
+        what = f"COPYBACK block {src_block} page {src_page} -> block {dst_block} page {dst_page}"
+        timeouts = self.timeouts
+        seq = core.copyback(
+            self.sdr,
+            geo.full_address(src_block, src_page),
+            geo.full_address(dst_block, dst_page),
+            timeouts.read,
+            timeouts.program,
+        )
+        results = self.run(self.with_status(seq, slc=False, what="copyback"), what)
+        return OpResult.of(self.check_status(results, what), results)
+
+    def erase_block(self, block: int, *, force: bool = False) -> OpResult:
+        """ERASE (60h-D0h) one block. Refused on a factory-bad block unless force=True."""
+        geo = self.geometry
+        geo.check_block(block)
+        self.refuse_bad([block], force, f"erase block {block}")
+        what = f"ERASE block {block}"
+        seq = core.erase(self.sdr, geo.row_bytes(block), self.timeouts.erase)
+        results = self.run(self.with_status(seq, slc=False, what="erase"), what)
+        return OpResult.of(self.check_status(results, what), results)
+
+
+def _unwritten_bit_table(gray_code: list[list[int]], page_type: int) -> np.ndarray:
+    """Bit `page_type` of the lowest state consistent with each lower-page bit combination.
+
+    Index = sum(bit_k << k) over the lower page types k < page_type.
+    """
+    table = np.ones(1 << page_type, dtype=np.uint8)
+    for key in range(1 << page_type):
+        lower = [(key >> k) & 1 for k in range(page_type)]
+        for state in gray_code:  # ordered L0 (lowest Vth) upwards
+            if state[:page_type] == lower:
+                table[key] = state[page_type]
+                break
+    return table
