@@ -12,12 +12,11 @@ and how to get one. `snapshot()` is what every run records about the bench.
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from nandlab.errors import UnsupportedCapability
 from nandlab.transport import open_bench
-from nandlab.transport.base import Transport
+from nandlab.transport.base import Closing, Transport
 from nandlab.transport.roles import (
     ChipClock,
     FaultInjector,
@@ -62,12 +61,25 @@ class MissingRole(UnsupportedCapability):
         self.url = url
 
 
-class Bench:
+class _Role(Generic[_R]):
+    """A role as a typed attribute of Bench: the declared value, or MissingRole."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, bench: Bench, owner: type | None = None) -> _R:
+        value = bench.declared.of(self.name)
+        if value is None:
+            raise MissingRole(self.name, bench.url)
+        return cast(_R, value)
+
+
+class Bench(Closing):
     """A transport and its declared roles. Close it (or use `with`) to release the transport."""
 
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
-        self._roles = transport.roles
+        self.declared = transport.roles
 
     @classmethod
     def open(cls, url: str, opener: Callable[[str], Transport] = open_bench) -> Bench:
@@ -85,44 +97,19 @@ class Bench:
 
     def has(self, role: str) -> bool:
         """Whether the bench declares `role` (one of nandlab.transport.roles.ROLE_NAMES)."""
-        return role in self._roles.declared()
+        return role in self.declared.declared()
 
-    def _need(self, role: str, value: _R | None) -> _R:
-        if value is None:
-            raise MissingRole(role, self.url)
-        return value
-
-    @property
-    def power(self) -> PowerMonitor:
-        return self._need("power", self._roles.power)
-
-    @property
-    def thermal(self) -> ThermalController:
-        return self._need("thermal", self._roles.thermal)
-
-    @property
-    def clock(self) -> ChipClock:
-        return self._need("clock", self._roles.clock)
-
-    @property
-    def faults(self) -> FaultInjector:
-        return self._need("faults", self._roles.faults)
-
-    @property
-    def wear(self) -> WearFastForward:
-        return self._need("wear", self._roles.wear)
-
-    @property
-    def oven(self) -> Oven:
-        return self._need("oven", self._roles.oven)
-
-    @property
-    def firmware(self) -> FirmwareLoops:
-        return self._need("firmware", self._roles.firmware)
+    power = _Role[PowerMonitor]()
+    thermal = _Role[ThermalController]()
+    clock = _Role[ChipClock]()
+    faults = _Role[FaultInjector]()
+    wear = _Role[WearFastForward]()
+    oven = _Role[Oven]()
+    firmware = _Role[FirmwareLoops]()
 
     def chip_time_ns(self) -> int:
         """The bench's chip time (virtual benches); 0 where no clock is declared."""
-        clock = self._roles.clock
+        clock = self.declared.clock
         return clock.now_ns if clock is not None else 0
 
     def snapshot(self) -> dict[str, Any]:
@@ -130,10 +117,10 @@ class Bench:
         instruments (with serial numbers / *IDN?), temperatures, profile."""
         t = self.transport
         profile = t.profile
-        thermal = self._roles.thermal
+        thermal = self.declared.thermal
         instruments = {
             role: value.describe()
-            for role, value in (("power", self._roles.power), ("thermal", thermal))
+            for role, value in (("power", self.declared.power), ("thermal", thermal))
             if value is not None
         }
         return {
@@ -141,7 +128,7 @@ class Bench:
             "transport": self.kind,
             "targets": t.targets,
             "profile": profile.name if profile is not None else None,
-            "roles": list(self._roles.declared()),
+            "roles": list(self.declared.declared()),
             "busy_source": t.busy_source,
             **t.describe(),
             "instruments": instruments,
@@ -154,16 +141,5 @@ class Bench:
     def close(self) -> None:
         self.transport.close()
 
-    def __enter__(self) -> Bench:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def __repr__(self) -> str:
-        return f"<Bench {self.url} roles={','.join(self._roles.declared())}>"
+        return f"<Bench {self.url} roles={','.join(self.declared.declared())}>"

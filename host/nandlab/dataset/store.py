@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 
+from nandlab.dataset.sqlite import open_wal, transaction
 from nandlab.dataset.writer import PARQUET, _check_row, _json_default, rows_to_table, utc_now
 
 STORE = "run.sqlite"
@@ -46,23 +47,13 @@ class RunStore:
 
     def __init__(self, run_dir: str | Path) -> None:
         self.path = Path(run_dir) / STORE
-        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
+        self._db = open_wal(self.path, SCHEMA)
 
     def close(self) -> None:
         self._db.close()
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return transaction(self._db)
 
     def commit_unit(
         self,

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nandlab.dataset.sqlite import open_wal, transaction
 from nandlab.dataset.writer import utc_now
 from nandlab.onfi.bbt import BadBlockTable
 from nandlab.paths import data_root
@@ -59,10 +59,7 @@ class Ledger:
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path is not None else ledger_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
+        self._db = open_wal(self.path, SCHEMA)
 
     def close(self) -> None:
         self._db.close()
@@ -73,15 +70,8 @@ class Ledger:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return transaction(self._db)
 
     # ----------------------------------------------------------------- writes
 

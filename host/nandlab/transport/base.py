@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from nandlab.boards import Board, BoardError, board_path
 from nandlab.ops import Program, Results
@@ -17,7 +17,25 @@ from nandlab.profiles import Profile
 from nandlab.transport.roles import Roles
 
 
-class Transport(ABC):
+class Closing:
+    """A context manager that calls `close()` on exit."""
+
+    def close(self) -> None:
+        """Release what the object holds; idempotent."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class Transport(Closing, ABC):
     """Runs op programs on the chip enables (targets) of one bench channel.
 
     Use as a context manager, or call `close()` when done.
@@ -63,19 +81,6 @@ class Transport(ABC):
         """What a run records about this transport beyond its URL: board, bitstream, dies..."""
         return {}
 
-    def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
-        """Release the bench; the transport is unusable afterwards."""
-
-    def __enter__(self) -> Transport:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.url}>"

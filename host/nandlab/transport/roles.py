@@ -106,9 +106,18 @@ class Roles:
     oven: Oven | None = None
     firmware: FirmwareLoops | None = None
 
+    def of(self, role: str) -> object | None:
+        """The value of role `role` (one of ROLE_NAMES), None when undeclared."""
+        return asdict_shallow(self)[role]
+
     def declared(self) -> tuple[str, ...]:
         """Names of the roles this bench has."""
-        return tuple(f.name for f in fields(self) if getattr(self, f.name) is not None)
+        return tuple(name for name, value in asdict_shallow(self).items() if value is not None)
+
+
+def asdict_shallow(roles: Roles) -> dict[str, object | None]:
+    """Role name -> value, without copying the values (dataclasses.asdict deep-copies)."""
+    return {f.name: roles.__dict__[f.name] for f in fields(roles)}
 
 
 ROLE_NAMES = tuple(f.name for f in fields(Roles))
