@@ -7,7 +7,7 @@ directly, so nothing depends on pyplot's global backend or state.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,44 +31,72 @@ def rber_vs_pec(rows: Iterable[Mapping[str, Any]], path: str | Path, title: str 
     Uses rows with operation == "rber"; errors and bits are pooled per point.
     A point with no error is drawn as an open triangle at 1/bits (an upper bound).
     """
-    pooled: dict[tuple[str, str], dict[int, list[int]]] = defaultdict(dict)
+    pooled = _pool_rber(
+        rows,
+        lambda r: (str(r.get("retention_label") or "fresh"), str(r.get("page_type"))),
+        lambda r: int(r["pec"]),
+    )
+    fig = _rber_curves(pooled, lambda key: f"{key[0]}, {key[1]}", "P/E cycles")
+    return _finish_rber(fig, title or "RBER vs P/E cycles", Path(path))
+
+
+def _pool_rber(
+    rows: Iterable[Mapping[str, Any]],
+    line: Callable[[Mapping[str, Any]], tuple[Any, str]],
+    x: Callable[[Mapping[str, Any]], float],
+) -> dict[tuple[Any, str], dict[float, list[int]]]:
+    """(errors, bits) of the rber rows, pooled per line key and x value."""
+    pooled: dict[tuple[Any, str], dict[float, list[int]]] = defaultdict(dict)
     for r in rows:
         if r.get("operation") != "rber":
             continue
-        key = (str(r.get("retention_label") or "fresh"), str(r.get("page_type")))
-        acc = pooled[key].setdefault(int(r["pec"]), [0, 0])
+        acc = pooled[line(r)].setdefault(x(r), [0, 0])
         acc[0] += int(r["errors_0to1"]) + int(r["errors_1to0"])
         acc[1] += int(r["bits"])
+    return pooled
+
+
+def _rber_curves(
+    pooled: dict[tuple[Any, str], dict[float, list[int]]],
+    label: Callable[[tuple[Any, str]], str],
+    xlabel: str,
+) -> Figure:
+    """One line per key; a point with no error is an open triangle at 1/bits."""
     fig = Figure(figsize=(7, 4.5))
     ax = fig.add_subplot()
-    for (label, page_type), points in sorted(pooled.items()):
-        pecs = sorted(points)
-        rates = [points[p][0] / points[p][1] for p in pecs]
+    for key, points in sorted(pooled.items()):
+        xs = sorted(points)
+        rates = [points[x][0] / points[x][1] for x in xs]
         line = ax.plot(
-            [p for p, r in zip(pecs, rates, strict=True) if r > 0],
+            [x for x, r in zip(xs, rates, strict=True) if r > 0],
             [r for r in rates if r > 0],
             marker="o",
-            label=f"{label}, {page_type}",
+            label=label(key),
         )
-        zero = [p for p, r in zip(pecs, rates, strict=True) if r == 0]
+        zero = [x for x, r in zip(xs, rates, strict=True) if r == 0]
         if zero:
             ax.plot(
                 zero,
-                [1.0 / points[p][1] for p in zero],
+                [1.0 / points[x][1] for x in zero],
                 linestyle="none",
                 marker="v",
                 mfc="none",
                 color=line[0].get_color() if line else None,
-                label=f"{label}, {page_type}: 0 errors (< 1/bits)",
+                label=f"{label(key)}: 0 errors (< 1/bits)",
             )
     ax.set_yscale("log")
-    ax.set_xlabel("P/E cycles")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("raw bit error rate (errors / bit)")
-    ax.set_title(title or "RBER vs P/E cycles")
+    return fig
+
+
+def _finish_rber(fig: Figure, title: str, path: Path) -> Path:
+    ax = fig.axes[0]
+    ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    return _save(fig, Path(path))
+    return _save(fig, path)
 
 
 def vth_histograms(
@@ -116,46 +144,18 @@ def vth_histograms(
 def rber_vs_retention(rows: Iterable[Mapping[str, Any]], path: str | Path, title: str = "") -> Path:
     """RBER (log y) vs retention age (hours at use temperature, log x; fresh drawn at 0.1 h),
     one line per (P/E, page type). Points with no error are open triangles at 1/bits."""
-    pooled: dict[tuple[int, str], dict[float, list[int]]] = defaultdict(dict)
-    for r in rows:
-        if r.get("operation") != "rber":
-            continue
-        key = (int(r.get("pec") or 0), str(r.get("page_type")))
-        age = max(float(r.get("retention_age_h") or 0.0), 0.1)
-        acc = pooled[key].setdefault(age, [0, 0])
-        acc[0] += int(r["errors_0to1"]) + int(r["errors_1to0"])
-        acc[1] += int(r["bits"])
-    fig = Figure(figsize=(7, 4.5))
-    ax = fig.add_subplot()
-    for (pec, page_type), points in sorted(pooled.items()):
-        ages = sorted(points)
-        rates = [points[a][0] / points[a][1] for a in ages]
-        line = ax.plot(
-            [a for a, r in zip(ages, rates, strict=True) if r > 0],
-            [r for r in rates if r > 0],
-            marker="o",
-            label=f"P/E {pec}, {page_type}",
-        )
-        zero = [a for a, r in zip(ages, rates, strict=True) if r == 0]
-        if zero:
-            ax.plot(
-                zero,
-                [1.0 / points[a][1] for a in zero],
-                linestyle="none",
-                marker="v",
-                mfc="none",
-                color=line[0].get_color() if line else None,
-                label=f"P/E {pec}, {page_type}: 0 errors (< 1/bits)",
-            )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("retention age (hours at use temperature; fresh shown at 0.1 h)")
-    ax.set_ylabel("raw bit error rate (errors / bit)")
-    ax.set_title(title or "RBER vs retention")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return _save(fig, Path(path))
+    pooled = _pool_rber(
+        rows,
+        lambda r: (int(r.get("pec") or 0), str(r.get("page_type"))),
+        lambda r: max(float(r.get("retention_age_h") or 0.0), 0.1),
+    )
+    fig = _rber_curves(
+        pooled,
+        lambda key: f"P/E {key[0]}, {key[1]}",
+        "retention age (hours at use temperature; fresh shown at 0.1 h)",
+    )
+    fig.axes[0].set_xscale("log")
+    return _finish_rber(fig, title or "RBER vs retention", Path(path))
 
 
 def bars(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from nandlab.boards import Board, BoardError, board_path
 from nandlab.ops import Program, Results
@@ -58,7 +58,11 @@ class Transport(Closing, ABC):
     def run(self, program: Program) -> Results:
         """Run one op program to its end (or its first error) and return its results."""
 
-    @abstractmethod
+    bench_capabilities: ClassVar[frozenset[str]] = frozenset()
+    """What the bench itself can do ("power", "din_pattern", "cache_read"...)."""
+    vendor_capabilities: ClassVar[tuple[str, ...]] = ()
+    """Chip capabilities the bench can drive when the profile's vendor section declares them."""
+
     def supports(self, capability: str) -> bool:
         """Whether the bench can do `capability` (no chip access).
 
@@ -66,6 +70,10 @@ class Transport(Closing, ABC):
         ("slc_mode", "soft_bit_read"); bench capabilities from the bench
         ("power", "bake", "wear_fast_forward"). Unknown names answer False.
         """
+        if capability in self.vendor_capabilities:
+            profile = self.profile
+            return profile is not None and getattr(profile.vendor, capability) is not None
+        return capability in self.bench_capabilities
 
     @property
     def roles(self) -> Roles:

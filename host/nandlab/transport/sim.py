@@ -179,6 +179,9 @@ class SimTransport(Transport):
         url: the URL to report; built from the options when None.
     """
 
+    bench_capabilities = BENCH_CAPABILITIES
+    vendor_capabilities = VENDOR_CAPABILITIES
+
     def __init__(
         self,
         profile: Profile | str | Path,
@@ -287,10 +290,6 @@ class SimTransport(Transport):
     def describe(self) -> dict[str, Any]:
         return {"seed": self.seed, "dies": len(self._dies), "die_image": self.image_note}
 
-    def supports(self, capability: str) -> bool:
-        if capability in VENDOR_CAPABILITIES:
-            return getattr(self._profile.vendor, capability) is not None
-        return capability in BENCH_CAPABILITIES
 
     def run(self, program: Program) -> Results:
         self._check_open()

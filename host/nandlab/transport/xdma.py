@@ -197,6 +197,9 @@ class XdmaTransport(Transport):
         power_samples: room for POWER samples per program (result words).
     """
 
+    bench_capabilities = BENCH_CAPABILITIES
+    vendor_capabilities = VENDOR_CAPABILITIES
+
     def __init__(self, options: XdmaOptions, url: str, *, files: DeviceFiles | None = None,
                  board: Board | None = None, profile: Profile | None = None,
                  power_samples: int = 65536) -> None:
@@ -307,12 +310,6 @@ class XdmaTransport(Transport):
                 "clk_period_ps": clock,
             },
         }
-
-    def supports(self, capability: str) -> bool:
-        if capability in VENDOR_CAPABILITIES:
-            return self._profile is not None and (
-                getattr(self._profile.vendor, capability) is not None)
-        return capability in BENCH_CAPABILITIES
 
     def run(self, program: Program) -> Results:
         if self._closed:

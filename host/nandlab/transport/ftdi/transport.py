@@ -93,6 +93,9 @@ class FtdiTransport(Transport):
             = instrument needs.
     """
 
+    bench_capabilities = BENCH_CAPABILITIES
+    vendor_capabilities = VENDOR_CAPABILITIES
+
     def __init__(self, options: FtdiOptions, url: str, *, board: Board | None = None,
                  profile: Profile | None = None, power: PowerWindow | None = None,
                  temperature: ThermalController | None = None,
@@ -227,12 +230,9 @@ class FtdiTransport(Transport):
         }
 
     def supports(self, capability: str) -> bool:
-        if capability in VENDOR_CAPABILITIES:
-            return self._profile is not None and (
-                getattr(self._profile.vendor, capability) is not None)
         if capability == "power":
             return self.power is not None
-        return capability in BENCH_CAPABILITIES
+        return super().supports(capability)
 
     def run(self, program: Program) -> Results:
         if self._closed:
