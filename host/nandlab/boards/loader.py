@@ -8,11 +8,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import yaml
-from pydantic import ValidationError
-
 from nandlab.boards.model import Board
 from nandlab.errors import UsageError
+from nandlab.yamlfile import parse_yaml_model
 
 ENV_BOARDS_DIR = "NANDLAB_BOARDS_DIR"
 _REPO_BOARDS = Path(__file__).resolve().parents[3] / "boards"
@@ -36,21 +34,7 @@ def board_names() -> list[str]:
 
 def parse_board(text: str, source: str) -> Board:
     """Validate board YAML text; `source` names it in errors."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise BoardError(f"{source}: not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise BoardError(f"{source}: a board file is a YAML mapping of fields")
-    try:
-        return Board.model_validate(data)
-    except ValidationError as exc:
-        lines = [f"{source}: invalid board file"]
-        for e in exc.errors():
-            loc = [str(p) for p in e["loc"] if p not in ("ft2232h", "fpga")]
-            field = ".".join(loc) or "(top level)"
-            lines.append(f"  field '{field}': {e['msg']}")
-        raise BoardError("\n".join(lines)) from None
+    return parse_yaml_model(text, source, Board, "board file", BoardError, ("ft2232h", "fpga"))
 
 
 def board_path(name_or_path: str | Path) -> Path:

@@ -9,11 +9,9 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-import yaml
-from pydantic import ValidationError
-
 from nandlab.errors import ProfileError
 from nandlab.profiles.model import Profile
+from nandlab.yamlfile import parse_yaml_model
 
 _BUILTIN_PACKAGE = "nandlab.profiles.builtin"
 
@@ -24,26 +22,9 @@ def builtin_names() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
 
 
-def _format_validation(source: str, err: ValidationError) -> str:
-    lines = [f"{source}: invalid chip profile"]
-    for e in err.errors():
-        field = ".".join(str(p) for p in e["loc"]) or "(top level)"
-        lines.append(f"  field '{field}': {e['msg']}")
-    return "\n".join(lines)
-
-
 def parse_profile(text: str, source: str) -> Profile:
     """Validate profile YAML text; `source` names it in errors."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ProfileError(f"{source}: not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ProfileError(f"{source}: a profile is a YAML mapping of fields")
-    try:
-        return Profile.model_validate(data)
-    except ValidationError as exc:
-        raise ProfileError(_format_validation(source, exc)) from None
+    return parse_yaml_model(text, source, Profile, "chip profile", ProfileError)
 
 
 @lru_cache(maxsize=32)
