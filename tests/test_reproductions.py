@@ -141,6 +141,43 @@ def test_flashcosmos_fig12_committed_report_is_rebuilt_from_its_rows(
     assert "| 48 | 1.033 | 1.02" in text
 
 
+def test_flashcosmos_fig13_from_a_reduced_run(
+    run: Callable[..., Result], tmp_path: Path
+) -> None:
+    campaign = reduced(
+        FLASHCOSMOS / "fig13.yaml",
+        tmp_path,
+        ("{from: 2, to: 64, step: 2}", "{from: 2, to: 8, step: 2}"),
+        ("counts: [1, 2, 4, 8, 16, 32]", "counts: [1, 4]"),
+    )
+    out = tmp_path / "runs"
+    assert run("run", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
+    assert run("report", str(out / "f")).exit_code == 0
+    text = (out / "f" / "report.md").read_text()
+    rows = pq.read_table(out / "f" / "measurements.parquet").to_pylist()
+    mws = [r for r in rows if r["operation"] == "mws"]
+    # one unit for the chip: the blocks' operands written once, then each count measured
+    assert {r["unit"] for r in mws} == {"s01.mws_blocks_timing/ce0"}
+    assert [r["chunk"] for r in mws] == [1, 4] and {r["pec"] for r in mws} == {10000}
+    (t_r,) = [r["latency_us"] for r in rows if r["operation"] == "read" and r["slc"]]
+    for r in mws:
+        ratio = r["latency_us"] / t_r
+        assert f"| {r['chunk']} | ~1.0 | {ratio:.4f} | {r['bits']:.3g} | yes |" in text
+    assert (out / "f" / "plots" / "fig13_tmws.png").stat().st_size > 0
+
+
+def test_flashcosmos_fig13_committed_report_is_rebuilt_from_its_rows(
+    tmp_path: Path,
+) -> None:
+    rows, meta = committed(FLASHCOSMOS, "flashcosmos-fig13")
+    text, plots = load_analysis(FLASHCOSMOS / "analysis.py").report(
+        rows, meta, tmp_path
+    )
+    assert text == (FLASHCOSMOS / "report-fig13.md").read_text()
+    assert [p.name for p in plots] == ["fig13_tmws.png"]
+    assert "| 32 | 1.363 | 1.3609 |" in text
+
+
 def test_mws_timing_port_gives_the_old_scripts_row() -> None:
     """The measurement behind the fig12 step, on the old script's die and data seed, gives
     the row the hand loop measured (characterization/flashcosmos/data, figures.py run)."""

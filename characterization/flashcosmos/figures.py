@@ -1,6 +1,9 @@
-"""Flash-Cosmos figures on the tlc-48l virtual chip: Fig. 8, 11-14 and the zero-error claims.
+"""Flash-Cosmos figures on the tlc-48l virtual chip: Fig. 8, 11, 14 and the zero-error claims.
 
-    python characterization/flashcosmos/figures.py [--fig 8 11 12 13 14 zero] [--zero-bits 1e9]
+Figs. 12 and 13 are campaigns (fig12.yaml, fig13.yaml; `nandlab run` then `nandlab
+report`, tables and plots by analysis.py); the figures below are still hand loops.
+
+    python characterization/flashcosmos/figures.py [--fig 8 11 14 zero] [--zero-bits 1e9]
     python characterization/flashcosmos/figures.py --report RUN_DIR   # tables + plots only
 
 Measuring writes a dataset directory (nandlab.dataset.RunWriter: run.json +
@@ -34,7 +37,6 @@ import numpy as np
 from nandlab.characterize.readback import SCRAMBLE_STREAM
 from nandlab.dataset import RunWriter, new_run_dir, read_measurements
 from nandlab.onfi.chip import Chip
-from nandlab.onfi.testmode import TestMode
 from nandlab.schemes.flashcosmos import FlashCosmos, reference
 from nandlab.transport.sim import SimTransport
 
@@ -295,119 +297,6 @@ def fig11(
     w.checkpoint("fig11")
 
 
-# ------------------------------------------------------------------ Fig. 12 / 13
-
-
-def min_error_free_strobe(tm: TestMode, groups, expected, reads=2, lo=10.0, hi=40.0, over=False):
-    """Smallest strobe (10 ns grid) with zero errors in `reads` MWS sensings; bits checked."""
-    bits = 0
-
-    def clean(t: float) -> bool:
-        nonlocal bits
-        tm.set_sense_time_us(t)
-        for _ in range(reads):
-            r = tm.mws(groups, allow_over_power=over)
-            bits += expected.size
-            if errors(r.data, expected):
-                return False
-        return True
-
-    lo_c, hi_c = round(lo * 100), round(hi * 100)
-    while hi_c - lo_c > 1:
-        mid = (lo_c + hi_c) // 2
-        if clean(mid / 100):
-            hi_c = mid
-        else:
-            lo_c = mid
-    t = hi_c / 100
-    while not clean(t):  # confirm with more reads
-        t += 0.01
-    tm.set_sense_time_us(None)
-    return t, bits
-
-
-def _t_r_row(step: str, chip: Chip, block: int) -> dict[str, Any]:
-    r = chip.read_page(block, 0, slc=True)
-    return {"step": step, "operation": "read_slc", "block": block, "latency_us": r.busy_ns / 1000}
-
-
-def fig12(w: RunWriter, ns=(1, 2, 4, 8, 16, 24, 32, 48), seed=21) -> None:
-    b, chip, fc = bench(seed)
-    tm = fc.tm
-    rng = np.random.default_rng(12)
-    nbits = fc.page_bytes * 8
-    t_base = chip.profile.timing.t_read_base_us
-    for i, n in enumerate(ns):
-        block = 2 + 2 * i
-        prepare(b, chip, block)
-        sel = [SUBS * k for k in range(n)]
-        cond = rng.random(nbits) < 0.5
-        zero_at = rng.integers(0, n, nbits)
-        for k in range(WLS):
-            if k < n:
-                bits = cond | (zero_at != k)  # a non-conducting string has one 0 among targets
-            else:
-                bits = np.zeros(nbits, bool)  # unselected cells programmed: highest resistance
-            fc.store(block, SUBS * k, packed(bits))
-        w.append(_t_r_row("fig12", chip, block) | {"chunk": n})
-        t, checked = min_error_free_strobe(tm, [(block, sel)], cond.astype(np.uint8))
-        w.append(
-            {
-                "step": "fig12",
-                "operation": "mws",
-                "block": block,
-                "chunk": n,  # WLs sensed at once
-                "latency_us": t_base + t,  # tMWS: read overhead + minimum error-free strobe
-                "bits": checked,
-                "errors_0to1": 0,
-                "errors_1to0": 0,
-                "pec": PEC,
-                "seed": seed,
-            }
-        )
-        log(f"fig12 n={n}: tMWS={t_base + t:.2f} us")
-    w.checkpoint("fig12")
-
-
-def fig13(w: RunWriter, ns=(1, 2, 4, 8, 16, 32), seed=22) -> None:
-    b, chip, fc = bench(seed)
-    tm = fc.tm
-    rng = np.random.default_rng(13)
-    nbits = fc.page_bytes * 8
-    t_base = chip.profile.timing.t_read_base_us
-    blocks = [2 + 2 * i for i in range(max(ns))]
-    for blk in blocks:
-        prepare(b, chip, blk)
-    # per bitline: none or exactly one block's target cell conducts; rest programmed
-    owner = rng.integers(0, max(ns), nbits)
-    cond_any = rng.random(nbits) < 0.5
-    for j, blk in enumerate(blocks):
-        for k in range(WLS):
-            bits = (cond_any & (owner == j)) if k == 0 else np.zeros(nbits, bool)
-            fc.store(blk, SUBS * k, packed(bits))
-    w.append(_t_r_row("fig13", chip, blocks[0]))
-    for n in ns:
-        groups = [(blk, [0]) for blk in blocks[:n]]
-        expected = (cond_any & (owner < n)).astype(np.uint8)
-        t, checked = min_error_free_strobe(tm, groups, expected, over=True)
-        w.append(
-            {
-                "step": "fig13",
-                "operation": "mws",
-                "block": blocks[0],
-                "chunk": n,  # blocks sensed at once
-                "latency_us": t_base + t,
-                "bits": checked,
-                "errors_0to1": 0,
-                "errors_1to0": 0,
-                "pec": PEC,
-                "seed": seed,
-            }
-        )
-        log(f"fig13 n={n}: tMWS={t_base + t:.2f} us")
-    w.checkpoint("fig13")
-
-
 # ----------------------------------------------------------------------- Fig. 14
 
 
@@ -580,13 +469,14 @@ def report(run_dir: Path, out: Path | None = None, plots: Path | None = None) ->
         "factor of 2 (log scale); latency / power ratios within +-5 %; zero errors = 0 in >= "
         "1e9 bits really sensed and compared."),
         "",
+        ("Figs. 12 and 13 are campaigns (fig12.yaml, fig13.yaml): "
+        "[report-fig12.md](report-fig12.md), [report-fig13.md](report-fig13.md)."),
+        "",
     ]
     if "fig8" in steps:
         lines += _report_fig8(rows, plots)
     if "fig11" in steps:
         lines += _report_fig11(rows, plots)
-    if "fig12" in steps or "fig13" in steps:
-        lines += _report_mws(rows, plots)
     if "fig14" in steps:
         lines += _report_fig14(rows)
     if "zero" in steps:
@@ -799,65 +689,6 @@ def _plot_fig11(table, plots: Path) -> None:
     plt.close(fig)
 
 
-def _report_mws(rows, plots) -> list[str]:
-    out: list[str] = []
-    curves = {}
-    for step, what, spec in (
-        ("fig12", "WLs (intra-block)", {1: "<= 1.01", 2: "<= 1.01", 4: "<= 1.01", 8: "<= 1.01", 48: "1.033"}),
-        ("fig13", "blocks (inter-block)", {1: "~1.0", 2: "~1.0", 4: "~1.0", 32: "1.363"}),
-    ):
-        rs = [r for r in rows if r["step"] == step]
-        if not rs:
-            continue
-        t_r = float(np.mean([r["latency_us"] for r in rs if r["operation"] == "read_slc"]))
-        out += [
-            f"### Fig. {step[3:]}: minimum error-free tMWS vs {what}, x tR",
-            "",
-            f"tR = {t_r:.2f} us (SLC page read) measured on the same bench.",
-            "",
-            f"| {what.split()[0]} | paper | measured | bits | within tolerance |",
-            "|---|---|---|---|---|",
-        ]
-        pts = []
-        for r in sorted((r for r in rs if r["operation"] == "mws"), key=lambda r: r["chunk"]):
-            n, ratio = r["chunk"], r["latency_us"] / t_r
-            paper = spec.get(n, "(curve)")
-            if paper.startswith("<="):
-                ok: bool | None = ratio <= 1.01 * (1 + TIME_TOL)
-            elif paper.startswith("~"):
-                ok = abs(ratio - 1.0) <= TIME_TOL
-            elif paper == "(curve)":
-                ok = None
-            else:
-                ok = abs(ratio / float(paper) - 1) <= TIME_TOL
-            out.append(f"| {n} | {paper} | {ratio:.4f} | {r['bits']:.3g} | {yes(ok)} |")
-            pts.append((n, ratio))
-        out.append("")
-        curves[step] = pts
-    if plots is not None and curves:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        for step, pts in curves.items():
-            fig, ax = plt.subplots(figsize=(6, 4))
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label="tlc-48l")
-            paper = [(48, 1.033)] if step == "fig12" else [(32, 1.363)]
-            ax.plot(*zip(*paper, strict=True), "k*", ms=10, label="paper")
-            ax.set_xlabel("WLs sensed at once" if step == "fig12" else "blocks sensed at once")
-            ax.set_ylabel("minimum error-free tMWS / tR (tR = SLC page read)")
-            ax.set_xscale("log", base=2)
-            ax.grid(True, alpha=0.3)
-            ax.legend()
-            ax.set_title(f"Fig. {step[3:]}: {'intra' if step == 'fig12' else 'inter'}-block MWS latency")
-            fig.tight_layout()
-            fig.savefig(plots / f"{step}_tmws.png", dpi=110)
-            plt.close(fig)
-            out += [f"![Fig. {step[3:]}](plots/{step}_tmws.png)", ""]
-    return out
-
-
 def _report_fig14(rows) -> list[str]:
     rs = [r for r in rows if r["step"] == "fig14"]
     read = next(r for r in rs if r["operation"] == "read_slc")
@@ -915,7 +746,7 @@ def _report_zero(rows) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--fig", nargs="*", default=["8", "11", "12", "13", "14", "zero"])
+    ap.add_argument("--fig", nargs="*", default=["8", "11", "14", "zero"])
     ap.add_argument("--zero-bits", type=float, default=1e9, help="bits behind each zero claim")
     ap.add_argument("--runs", type=Path, default=HERE / "runs", help="parent of the run dir")
     ap.add_argument("--report", type=Path, help="only rebuild report.md + plots from RUN_DIR")
@@ -930,11 +761,11 @@ def main() -> None:
             "figures": a.fig,
             "zero_bits": a.zero_bits,
             "columns": {
-                "step": "figure (fig8, fig11, fig12, fig13, fig14, zero)",
-                "chunk": "fig12: WLs sensed at once; fig13/14: blocks; fig11: block index within "
+                "step": "figure (fig8, fig11, fig14, zero)",
+                "chunk": "fig14: blocks; fig11: block index within "
                 "the tESP point; zero: operands",
                 "expression": "fig11: ESP setting (JSON); zero: the operation",
-                "latency_us": "fig11: mean tPROG / tESP of the block; fig12/13: tMWS; fig14: busy",
+                "latency_us": "fig11: mean tPROG / tESP of the block; fig14: busy",
             },
         }
         t0 = time.time()
@@ -943,10 +774,6 @@ def main() -> None:
                 fig8(w)
             if "11" in a.fig:
                 fig11(w, zero_bits=a.zero_bits)
-            if "12" in a.fig:
-                fig12(w)
-            if "13" in a.fig:
-                fig13(w)
             if "14" in a.fig:
                 fig14(w)
             if "zero" in a.fig:

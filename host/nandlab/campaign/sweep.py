@@ -133,8 +133,10 @@ def expand(loaded: LoadedCampaign, blocks: list[int]) -> Plan:
             for point, model, ce, block in order:
                 _add(plan, c.seed, s, kind, model, point, ce, block)
         else:
+            chips: list[int | None] = list(c.chips) if step_kind.per_chip else [None]
             for point, model in zip(points, models, strict=True):
-                _add(plan, c.seed, s, kind, model, point, None, None)
+                for chip_ce in chips:
+                    _add(plan, c.seed, s, kind, model, point, chip_ce, None)
         plan.step_units[s] = len(plan.units) - start
         if len(plan.units) > c.max_units:
             raise loaded.error(
@@ -158,7 +160,7 @@ def _add(
 ) -> None:
     key = f"s{step:02d}.{kind}"
     if ce is not None:
-        key += f"/ce{ce}/b{block}"
+        key += f"/ce{ce}" if block is None else f"/ce{ce}/b{block}"
     if point:
         key += "/" + ",".join(f"{k}={v}" for k, v in point.items())
     plan.units.append(

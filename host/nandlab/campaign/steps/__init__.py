@@ -20,6 +20,7 @@ from nandlab.campaign.steps import (
     erase,
     holds,
     measure,
+    mws_blocks_timing,
     mws_timing,
     program,
     temperature,
@@ -46,6 +47,7 @@ STEPS: dict[str, StepKind[Any]] = {
         measure.STEP,
         compute.STEP,
         mws_timing.STEP,
+        mws_blocks_timing.STEP,
         wait.STEP,
         temperature.STEP,
     )

@@ -102,6 +102,8 @@ class StepKind(ABC, Generic[P]):
     model: type[P]
     per_block: ClassVar[bool] = True
     """Runs once per (chip, block); False: once for the whole bench."""
+    per_chip: ClassVar[bool] = False
+    """With per_block False: runs once per chip, over all the campaign's blocks at once."""
     partition: ClassVar[bool] = False
     """Its sweep points go to groups of blocks instead of being repeated on each."""
     temperature_control: ClassVar[bool] = False
