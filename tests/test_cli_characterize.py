@@ -26,6 +26,7 @@ def test_vth_writes_plot_and_ordered_state_histograms(run_json, tmp_path: Path):
         "4",
         "--yes",
         "--fresh",
+        "--report",
         "--out",
         str(tmp_path / "runs"),
     )
@@ -47,6 +48,7 @@ def test_vth_writes_plot_and_ordered_state_histograms(run_json, tmp_path: Path):
     meta = json.loads((run_dir / "run.json").read_text())
     assert meta["profile"] == "mlc-64l" and meta["command"] == "nandlab vth"
     assert meta["status"] == "complete" and (run_dir / "summary.md").exists()
+    assert (run_dir / "plots" / "vth_pec1_fresh_b12_wl3.png").exists()  # nandlab report's
 
 
 def test_vth_run_folder_is_a_campaign_run(run, run_json, tmp_path: Path):
@@ -137,6 +139,9 @@ def test_rber_grows_with_wear_and_retention(run_json, tmp_path: Path):
     assert all(p["bits"] == (16384 + 1952) * 8 for p in worn["pages"])
     assert _rate(worn) > _rate(fresh)
     assert _rate(worn) > 1e-4
+    # without --report the run folder holds the dataset only; `nandlab report` adds the rest
+    run_dir = Path(fresh["run_dir"])
+    assert (run_dir / "measurements.parquet").exists() and not (run_dir / "summary.md").exists()
 
 
 def test_rber_needs_yes(run):
@@ -145,7 +150,8 @@ def test_rber_needs_yes(run):
 
 
 def test_rber_refuses_a_block_worn_past_the_target(run, run_json, tmp_path: Path):
-    args = ("rber", URL, "--block", "20", "--pec", "5", "--wls", "0", "--yes", "--out", str(tmp_path))
+    args = ("rber", URL, "--block", "20", "--pec", "5", "--wls", "0", "--yes")
+    args += ("--out", str(tmp_path))
     run_json(*args, "--fresh")
     again = run(*args)
     assert again.exit_code == 2 and "already has 5 P/E cycles" in again.stderr

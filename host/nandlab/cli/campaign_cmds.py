@@ -26,13 +26,21 @@ from nandlab.cli.common import (
     stdout_console,
     yes_option,
 )
-from nandlab.cli.oneoff import RUN_OUT_HELP, OneOffRun, run_one_off, vth_states, vth_windows
+from nandlab.cli.oneoff import (
+    REPORT_HELP,
+    RUN_OUT_HELP,
+    OneOffRun,
+    run_one_off,
+    vth_states,
+    vth_windows,
+)
 from nandlab.dataset.plots import vth_histograms
 from nandlab.dataset.summary import pooled_latency, pooled_rber, vth_moments
 from nandlab.errors import UsageError
 from nandlab.profiles import load_profile
 
 URL = click.argument("url")
+REPORT = click.option("--report", "with_report", is_flag=True, help=REPORT_HELP)
 SEED = click.option("--seed", type=int, default=0, show_default=True, help="Random pattern seed.")
 CODE_STEP_HELP = "DAC codes per Vth histogram bin (larger is faster and coarser)."
 
@@ -74,6 +82,7 @@ def _dataset_line(run: OneOffRun) -> None:
     help=CODE_STEP_HELP,
 )
 @out_option(Path("runs"), RUN_OUT_HELP)
+@REPORT
 @yes_option
 @fresh_option
 @json_option
@@ -85,6 +94,7 @@ def vth(
     seed: int,
     code_step: int,
     out: Path,
+    with_report: bool,
     yes: bool,
     fresh: bool,
     as_json: bool,
@@ -100,6 +110,7 @@ def vth(
         out,
         command="nandlab vth",
         progress=not as_json,
+        report=with_report,
     )
     profile = load_profile(run.meta["profile"])
     written = cell_states(profile, wl_pattern(profile, block, wl, seed=seed))
@@ -107,12 +118,13 @@ def vth(
     states = vth_states(run.rows, {f"L{s}": int(n) for s, n in enumerate(cells)})
     bin_mV = profile.read_offsets.step_mV * code_step
     windows = vth_windows(states, bin_mV)
-    vth_histograms(
-        [(_state_label(s), s.centers_mV, s.counts) for s in states],
-        run.run_dir / "plots" / f"vth_b{block}_wl{wl}.png",
-        title=f"{profile.name} block {block} WL {wl}",
-        windows=windows,
-    )
+    if with_report:
+        vth_histograms(
+            [(_state_label(s), s.centers_mV, s.counts) for s in states],
+            run.run_dir / "plots" / f"vth_b{block}_wl{wl}.png",
+            title=f"{profile.name} block {block} WL {wl}",
+            windows=windows,
+        )
     if as_json:
         print_json(
             {
@@ -176,6 +188,7 @@ LATENCY_COLUMNS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 @click.option("--wls", default="0-3", show_default=True, help="WLs to program and read.")
 @SEED
 @out_option(Path("runs"), RUN_OUT_HELP)
+@REPORT
 @yes_option
 @fresh_option
 @json_option
@@ -187,6 +200,7 @@ def rber(
     wls: str,
     seed: int,
     out: Path,
+    with_report: bool,
     yes: bool,
     fresh: bool,
     as_json: bool,
@@ -212,6 +226,7 @@ def rber(
         out,
         command="nandlab rber",
         progress=not as_json,
+        report=with_report,
     )
     pooled = pooled_rber(run.rows)
     if as_json:
@@ -252,6 +267,7 @@ def demo(out: Path, seed: int, wls: int, vth_step: int, as_json: bool) -> None:
         out,
         command="nandlab demo",
         progress=not as_json,
+        report=True,
     )
     rows = run.rows
     profile = load_profile(run.meta["profile"])

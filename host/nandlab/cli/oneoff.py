@@ -19,7 +19,8 @@ from nandlab.cli.common import StepBars
 from nandlab.errors import UsageError
 
 Row = Mapping[str, Any]
-RUN_OUT_HELP = "Folder in which the run directory (dataset, summary, plots) is made."
+RUN_OUT_HELP = "Folder in which the run directory is made."
+REPORT_HELP = "Also write summary.md and plots/ (as `nandlab report RUN_DIR` does later)."
 
 
 @dataclass(frozen=True)
@@ -34,11 +35,11 @@ class OneOffRun:
 
 
 def run_one_off(
-    campaign: Mapping[str, Any], out: Path, *, command: str, progress: bool
+    campaign: Mapping[str, Any], out: Path, *, command: str, progress: bool, report: bool
 ) -> OneOffRun:
-    """Validate the campaign mapping, run it into a new folder under `out`, write its summary
-    and plots (as `nandlab report` does) and return the rows."""
-    from nandlab.campaign.report import report
+    """Validate the campaign mapping, run it into a new folder under `out` and return the
+    rows; with `report`, also write its summary.md and plots (as `nandlab report` does)."""
+    from nandlab.campaign.report import report as write_report
     from nandlab.campaign.runner import read_meta, run_campaign
     from nandlab.campaign.schema import Campaign
 
@@ -51,7 +52,8 @@ def run_one_off(
     t0 = time.perf_counter()
     with StepBars(progress) as bars:
         result = run_campaign(model, out, on_progress=bars, command=command)
-    report(result.run_dir)
+    if report:
+        write_report(result.run_dir)
     return OneOffRun(
         result.run_dir,
         read_meta(result.run_dir),
