@@ -10,10 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nandlab.characterize.rber import wl_pattern
+from nandlab.characterize.vth import measure_vth
 from nandlab.onfi import Chip
 from nandlab.schemes.base import Plan
 from nandlab.schemes.compute import compute, store_operands
-from nandlab.schemes.mcflash import ERROR_FREE, OPS, TABLE1, McFlash, state_outputs
+from nandlab.schemes.mcflash import McFlash
+from nandlab.schemes.mcflash_model import StateModel
+from nandlab.schemes.mcflash_table1 import TABLE1
+from nandlab.schemes.pairs import ERROR_FREE, OPS, state_outputs
 from nandlab.transport import open_bench
 
 
@@ -92,6 +97,18 @@ def test_bit_exact_on_fresh_cells(chip: Chip, op: str, seeds: list[int], order: 
 # ----------------------------------------------------------- physics behind the paper's numbers
 
 
+def measured_model(chip: Chip, block: int, pec: int) -> StateModel:
+    """The states of `block` after `pec` P/E cycles from a Vth sweep of its WL 1 (WLs 0-2
+    hold random data), as a lab plans MCFlash on a worn part."""
+    profile = chip.profile
+    chip.transport.fast_forward_wear(0, block, pec)  # type: ignore[attr-defined]
+    pages = {wl: wl_pattern(profile, block, wl, seed=3) for wl in range(3)}
+    for wl, data in pages.items():
+        for pt, page in data.items():
+            chip.program_page(block, 2 * wl + pt, page, blank_check=False)
+    return StateModel.from_vth(measure_vth(chip, profile, block, 1, pages[1]).states)
+
+
 def _op_rber(chip: Chip, pec: int, blocks: tuple[int, int], wls: int) -> dict[str, float]:
     """RBER of AND / OR / XNOR (random pairs) and NOT (operand in MSB, LSB all 0) at `pec`."""
     import sys
@@ -101,7 +118,7 @@ def _op_rber(chip: Chip, pec: int, blocks: tuple[int, int], wls: int) -> dict[st
     from reproduce import want_bits  # type: ignore[import-not-found]
 
     bench = chip.transport
-    m = McFlash(chip, pec=pec, variant="table1")
+    m = McFlash(chip, model=measured_model(chip, blocks[0] + 2, pec), variant="table1")
     nbytes = chip.profile.geometry.page_bytes
     errs = {op: 0 for op in ("AND", "OR", "XNOR", "NOT")}
     for blk in blocks:
@@ -219,7 +236,7 @@ def test_soft_bit_energy_is_dominated_by_the_precharge() -> None:
             m.execute(r, 64, 0, Plan("m", op))
             plan = Plan("m", op)
             m.execute(r, 64, 0, plan)
-            t1 = die._rdy_until
+            t1 = die.busy_until_ns
             energy[op] = die.energy_nJ(t1 - die.last_busy_ns, t1)
             busy[op] = plan.ops[-1].busy_us
             # the plan's estimate follows the die's current model (read setup current)
@@ -231,7 +248,7 @@ def test_soft_bit_energy_is_dominated_by_the_precharge() -> None:
 def test_table1_zero_offsets_stay_at_the_default_references(chip: Chip) -> None:
     """Table 1: OR leaves VREF2 at 0, XNOR senses V- at the defaults (centre = default +
     delta), NOT moves VREF0 across L1 and L2 into the L2|L3 gap (within the DAC range)."""
-    m = McFlash(chip, pec=1500, variant="table1")
+    m = McFlash(chip, model=measured_model(chip, 90, 1500), variant="table1")
     ro = chip.profile.read_offsets
     assert m.realize_op("OR").codes[1] == 0
     x = m.realize_op("XNOR")

@@ -11,7 +11,7 @@ import pytest
 from nandlab.onfi import Chip
 from nandlab.schemes.base import PageLoc, Plan
 from nandlab.schemes.compute import compute, store_operands
-from nandlab.schemes.mcflash import OPS, state_outputs
+from nandlab.schemes.pairs import OPS, state_outputs
 from nandlab.schemes.parabit import SEQUENCES, ParaBit, latch_model, sensings
 from nandlab.transport import open_bench
 

@@ -27,10 +27,13 @@ import numpy as np
 
 from nandlab.analysis import cell_bit_errors, unpack_cells
 from nandlab.characterize.readback import DataSpec, page_address, page_data
+from nandlab.characterize.vth import measure_vth
 from nandlab.errors import UsageError
 from nandlab.schemes.base import PageLoc, Scratch
 from nandlab.schemes.compute import make_scheme
 from nandlab.schemes.expr import parse, variables
+from nandlab.schemes.mcflash import McFlash
+from nandlab.schemes.mcflash_model import StateModel
 from nandlab.schemes.reference import evaluate
 
 if TYPE_CHECKING:
@@ -87,6 +90,17 @@ def _read_bits(chip: Chip, loc: PageLoc) -> np.ndarray:
     return unpack_cells(got.data, nbytes * 8)
 
 
+def _state_model(chip: Chip, block: int, wl: int, spec: DataSpec) -> StateModel:
+    """The states of WL `wl` of `block` (holding `spec`'s data) from a Vth sweep."""
+    profile = chip.profile
+    written = {
+        pt: page_data(profile, spec, block, wl, pt)
+        for pt in range(profile.geometry.bits_per_cell)
+    }
+    vth = measure_vth(chip, profile, block, wl, written)
+    return StateModel.from_vth(vth.states, f"Vth of b{block}/wl{wl}")
+
+
 def _counts(got: np.ndarray, want: np.ndarray) -> dict[str, Any]:
     return dict(cell_bit_errors(want, got).as_row())
 
@@ -103,7 +117,6 @@ def measure_compute(
     layout: str = "pair",
     options: Mapping[str, Any] | None = None,
     scratch: Sequence[int] = (),
-    pec: int = 0,
     against_reads: bool = False,
     scratch_erases: dict[int, int] | None = None,
 ) -> list[dict[str, Any]]:
@@ -117,6 +130,11 @@ def measure_compute(
 
     Scratch blocks a scheme erases (intermediate results, aligned copies) are
     counted into `scratch_erases` (block -> erases), so their wear can be recorded.
+
+    MCFlash plans its read offsets against the states a Vth sweep of the first WL measures
+    (unless `options` give a `model`), as a lab does on silicon; the sweep's reads add a
+    little read disturb to the block. Energies are the plans' datasheet estimates
+    (`energy_measured` False).
     """
     profile = chip.profile
     bpc = 1 if spec.slc else profile.geometry.bits_per_cell
@@ -128,8 +146,10 @@ def measure_compute(
     if layout not in LAYOUTS:
         raise UsageError(f"layout {layout!r}: allowed {', '.join(LAYOUTS)}")
     check_ops(ops, layout, len(wls))
-    # the block's wear, for schemes that plan by it (make_scheme drops what a scheme lacks)
-    run = make_scheme(scheme, chip, **{"pec": pec, **(options or {})})
+    options = dict(options or {})
+    if scheme == McFlash.name and layout == "pair" and "model" not in options:
+        options["model"] = _state_model(chip, block, wls[0], spec)
+    run = make_scheme(scheme, chip, **options)
     groups: list[tuple[int | None, dict[str, PageLoc], dict[str, np.ndarray]]] = []
     if layout == "pair":
         for wl in wls:
@@ -172,6 +192,7 @@ def measure_compute(
                 "sensings": plan.sensings,
                 "latency_us": plan.latency_us,
                 "energy_uJ": plan.energy_uJ,
+                "energy_measured": False,
             }
             if group_wl is not None:
                 row["wl"] = group_wl

@@ -40,7 +40,7 @@ from nandlab.schemes.base import (
     register,
 )
 from nandlab.schemes.expr import Expr
-from nandlab.schemes.mcflash import OPS, TT, PairComposer, _Value
+from nandlab.schemes.pairs import OPS, TT, PairComposer, PairValue
 
 if TYPE_CHECKING:
     from nandlab.onfi import Chip
@@ -260,15 +260,15 @@ _SYMMETRIC = {tt: name for name, tt in OPS.items()}
 class ParaBitComposer(PairComposer):
     """Expression lowering for ParaBit: pair sequences, location-free ops, reallocation."""
 
-    def pair(self, tt: TT, x: _Value, y: _Value) -> _Value:
+    def pair(self, tt: TT, x: PairValue, y: PairValue) -> PairValue:
         bpc = self.profile.geometry.bits_per_cell
         if x.negated:
             tt = (tt[2], tt[3], tt[0], tt[1])
         if y.negated:
             tt = (tt[1], tt[0], tt[3], tt[2])
-        x, y = _Value(x.loc, x.bits), _Value(y.loc, y.bits)
+        x, y = PairValue(x.loc, x.bits), PairValue(y.loc, y.bits)
         if tt not in _SYMMETRIC:  # a & ~b and the like: materialise the NOT of one input
-            x = _Value(bits=self.not_value(x))
+            x = PairValue(bits=self.not_value(x))
             tt = (tt[2], tt[3], tt[0], tt[1])
             if tt not in _SYMMETRIC:
                 raise UsageError(f"ParaBit cannot lower truth table {tt}")
@@ -286,13 +286,13 @@ class ParaBitComposer(PairComposer):
             and op in ("AND", "OR", "XOR")
         ):
             if op == "OR" or yl.page_type(bpc) == 0:
-                return _Value(bits=scheme.location_free(op, xl, yl, self.plan))
+                return PairValue(bits=scheme.location_free(op, xl, yl, self.plan))
             if xl.page_type(bpc) == 0:
-                return _Value(bits=scheme.location_free(op, yl, xl, self.plan))
+                return PairValue(bits=scheme.location_free(op, yl, xl, self.plan))
         block, wl, _ = self.align(x, y)  # symmetric ops: the order does not matter
-        return _Value(bits=scheme.operation(op, block, wl, self.plan))
+        return PairValue(bits=scheme.operation(op, block, wl, self.plan))
 
-    def not_value(self, v: _Value) -> np.ndarray:
+    def not_value(self, v: PairValue) -> np.ndarray:
         scheme: ParaBit = self.scheme
         bpc = self.profile.geometry.bits_per_cell
         loc = v.loc if v.bits is None else None

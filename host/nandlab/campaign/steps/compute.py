@@ -109,7 +109,6 @@ class Compute(StepKind[ComputeStep]):
             layout=p.layout,
             options=options,
             scratch=p.scratch,
-            pec=b.pec,
             against_reads=p.against_reads,
             scratch_erases=erases,
         )

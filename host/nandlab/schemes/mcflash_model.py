@@ -1,0 +1,131 @@
+"""What MCFlash plans its read references against: the Vth distribution of each MLC state.
+
+A controller for real silicon knows the states from a measurement or from the datasheet,
+never from the die's physics:
+
+- measured (`StateModel.from_vth`): a Vth sweep of a WL holding known data
+  (`nandlab.characterize.vth`) gives per-state histograms; each state is fitted as a
+  normal distribution on its normal probability plot (probit of the empirical CDF against
+  Vth, least squares), which also works for a state the sweep sees only in part: most of
+  the erased state lies below the lowest voltage the chip can sense, and its measured upper
+  tail with the count below the sweep still fixes mean and spread.
+- datasheet (`StateModel.from_references`): the part's default read references sit in the
+  valleys between states and read a fresh block without error. Programmed states are
+  centred between references (the top one half a gap above the last), with the spread that
+  puts every default reference at least 6.5 sigma from both neighbours. A datasheet does not give
+  the depth of the erased state: it is taken wide (spread gap / 2) with its upper tail 6.5
+  sigma below the first reference, so a plan never counts on sensing below it.
+
+`EdgeCosts` turns a model into the expected bit-error fraction of one reference edge at
+every position the offset DAC can reach.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from nandlab.errors import UsageError
+
+if TYPE_CHECKING:
+    from nandlab.profiles import Profile
+
+DATASHEET_MARGIN_SIGMAS = 6.5
+"""Distance (in state spreads) of a default read reference from the states beside it: the
+defaults read a fresh block without error (a tail of 4e-11 each side)."""
+FIT_CDF = (1e-3, 1.0 - 1e-3)
+"""Empirical CDF range used by the probit fit (the extreme tails are a few cells)."""
+
+
+class MeasuredState(Protocol):
+    """One state's Vth histogram (as `nandlab.characterize.vth.StateHistogram` gives it)."""
+
+    cells: int
+    centers_mV: np.ndarray
+    counts: np.ndarray
+    below_range: int
+
+
+def _phi_tail(z: np.ndarray) -> np.ndarray:
+    """P(N(0,1) > z), elementwise."""
+    erfc = np.frompyfunc(math.erfc, 1, 1)
+    return 0.5 * np.asarray(
+        erfc(np.asarray(z, dtype=np.float64) / math.sqrt(2.0)), dtype=np.float64
+    )
+
+
+def _probit_fit(state: MeasuredState) -> tuple[float, float]:
+    """(mean, sigma) mV of a normal fitted to a state's histogram on a probit scale."""
+    centers = np.asarray(state.centers_mV, dtype=np.float64)
+    if state.cells <= 0 or centers.size < 2:
+        raise UsageError("a state model needs a Vth histogram of at least two bins per state")
+    upper = np.append((centers[:-1] + centers[1:]) / 2, 1.5 * centers[-1] - 0.5 * centers[-2])
+    cdf = (state.below_range + np.cumsum(state.counts)) / state.cells
+    keep = (cdf > FIT_CDF[0]) & (cdf < FIT_CDF[1])
+    if np.count_nonzero(keep) < 2:
+        raise UsageError("a state's measured Vth histogram has too few cells inside the sweep")
+    z = np.array([NormalDist().inv_cdf(float(c)) for c in cdf[keep]])
+    sigma, mean = np.polyfit(z, upper[keep], 1)
+    return float(mean), float(sigma)
+
+
+@dataclass(frozen=True)
+class StateModel:
+    """Vth mean and spread of each state L0.. (mV): where the read references may go."""
+
+    means_mV: tuple[float, ...]
+    sigmas_mV: tuple[float, ...]
+    source: str = "given"
+
+    @classmethod
+    def from_vth(cls, states: Sequence[MeasuredState], source: str = "measured Vth") -> StateModel:
+        """The states of a measured Vth sweep (one histogram per state, L0 first)."""
+        fits = [_probit_fit(s) for s in states]
+        return cls(tuple(m for m, _ in fits), tuple(s for _, s in fits), source)
+
+    @classmethod
+    def from_references(cls, profile: Profile) -> StateModel:
+        """Nominal states from the datasheet's default read references (see module doc)."""
+        refs = [r.default_mV for r in profile.read_offsets.references]
+        gaps = np.diff(refs) if len(refs) > 1 else np.array([1000.0])
+        sigma = float(gaps.min()) / (2 * DATASHEET_MARGIN_SIGMAS)
+        erased_sigma = float(gaps.mean()) / 2
+        means = [refs[0] - DATASHEET_MARGIN_SIGMAS * erased_sigma]
+        means += [(lo + hi) / 2 for lo, hi in zip(refs, refs[1:], strict=False)]
+        means.append(refs[-1] + float(gaps[-1]) / 2)
+        sigmas = [erased_sigma] + [sigma] * (len(means) - 1)
+        return cls(tuple(means), tuple(sigmas), "datasheet references")
+
+
+class EdgeCosts:
+    """Expected bit-error fraction of one reference edge at every reachable position."""
+
+    def __init__(self, profile: Profile, model: StateModel, occupied: Sequence[int]) -> None:
+        ro = profile.read_offsets
+        self.step = ro.step_mV
+        # positions as integer steps (mV / step) covering ref +- offset +- delta
+        defaults = [r.default_mV for r in ro.references]
+        lo = math.floor(min(defaults) / self.step) + 2 * ro.code_min - ro.code_max - 1
+        hi = math.ceil(max(defaults) / self.step) + 2 * ro.code_max + 1
+        self.base = lo
+        pos = np.arange(lo, hi + 1, dtype=np.float64) * self.step
+        n_states = len(model.means_mV)
+        weight = 1.0 / len(occupied)
+        below = [  # P(v < pos) per state
+            _phi_tail(-(pos - model.means_mV[s]) / model.sigmas_mV[s]) for s in range(n_states)
+        ]
+        self.gap_cost: list[np.ndarray] = []
+        for g in range(n_states + 1):
+            cost = np.zeros_like(pos)
+            for s in occupied:
+                # states s >= g must lie above the edge, states below g under it
+                cost += weight * (below[s] if s >= g else 1.0 - below[s])
+            self.gap_cost.append(cost)
+
+    def at(self, gap: int, steps: np.ndarray) -> np.ndarray:
+        return self.gap_cost[gap][np.asarray(steps) - self.base]
