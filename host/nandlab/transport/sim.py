@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from nandlab.analysis import chunk_bit_errors
 from nandlab.errors import OpProgramError, RangeError, TransportError
 from nandlab.ops import (
     Addr,
@@ -402,12 +403,15 @@ class SimTransport(Transport):
                 # a class without its own handler (a subclass) takes the generic path
                 record = run.step(index, ins) if handler is None else handler(index, ins)
             except _Stop as stop:
+                run.tick()
                 append(ErrorRecord(stop.code, index))
                 self._sync()
                 break
             except BaseException:
+                run.tick()
                 self._sync()
                 raise
+            run.tick()
             # every die follows the bench clock (one die: the common case, inlined)
             if die0 is not None:
                 if die0.now_ns < self._now:
@@ -471,9 +475,10 @@ class _Run:
             raise _Stop(ErrorCode.NO_TARGET)
         return self.die
 
-    def _tick(self, die: VirtualDie) -> None:
-        bench = self.bench
-        if die.now_ns > bench._now:
+    def tick(self) -> None:
+        """The bench clock follows the selected die's (its bus cycles and busy waits)."""
+        die, bench = self.die, self.bench
+        if die is not None and die.now_ns > bench._now:
             bench._now = die.now_ns
 
     def step(self, index: int, ins: Instruction) -> Record | None:
@@ -515,62 +520,35 @@ class _Run:
             for d in self.bench._dies:
                 d.set_wp(not ins.value & GPIO_WP_N)
 
-    # -- bus instructions on the selected die (the clock follows the die)
+    # -- bus instructions on the selected die (the bench clock follows it after each)
 
     def _cmd(self, index: int, ins: Cmd) -> None:
-        die = self._selected()
-        try:
-            die.cmd(ins.byte)
-        finally:
-            self._tick(die)
+        self._selected().cmd(ins.byte)
 
     def _addr(self, index: int, ins: Addr) -> None:
         die = self._selected()
-        try:
-            for byte in ins.data:
-                die.addr(byte)
-        finally:
-            self._tick(die)
+        for byte in ins.data:
+            die.addr(byte)
 
     def _din(self, index: int, ins: Din) -> None:
-        die = self._selected()
-        try:
-            die.write(ins.data)
-        finally:
-            self._tick(die)
+        self._selected().write(ins.data)
 
     def _din_pattern(self, index: int, ins: DinPattern) -> None:
-        die = self._selected()
-        try:
-            die.write(pattern_bytes(ins.pattern, ins.seed, ins.n))
-        finally:
-            self._tick(die)
+        self._selected().write(pattern_bytes(ins.pattern, ins.seed, ins.n))
 
     def _dout(self, index: int, ins: Dout) -> Record:
-        die = self._selected()
-        try:
-            return DataRecord(die.read(ins.n))
-        finally:
-            self._tick(die)
+        return DataRecord(self._selected().read(ins.n))
 
     def _dout_compare(self, index: int, ins: DoutCompare) -> Record:
-        die = self._selected()
-        try:
-            read = die.read(ins.n)
-            expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
-            return ErrCountRecord(ins.chunk, error_counts(read, expected, ins.chunk).tolist())
-        finally:
-            self._tick(die)
+        read = self._selected().read(ins.n)
+        expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
+        return ErrCountRecord(ins.chunk, error_counts(read, expected, ins.chunk).tolist())
 
     def _wait_rdy(self, index: int, ins: WaitRdy) -> Record:
-        die = self._selected()
-        try:
-            busy = die.wait_ready(ins.timeout_ns)
-            if busy is None:
-                raise _Stop(ErrorCode.TIMEOUT)
-            return BusyRecord(index, min(busy, U32_MAX))
-        finally:
-            self._tick(die)
+        busy = self._selected().wait_ready(ins.timeout_ns)
+        if busy is None:
+            raise _Stop(ErrorCode.TIMEOUT)
+        return BusyRecord(index, min(busy, U32_MAX))
 
     def _power(self, ins: Power) -> Record | None:
         bench = self.bench
@@ -590,13 +568,10 @@ class _Run:
 
 
 def error_counts(read: bytes, expected: bytes, chunk: int) -> np.ndarray:
-    """Per-chunk (bits expected 0 read 1, bits expected 1 read 0) counts, shape (chunks, 2)."""
-    got = np.frombuffer(read, dtype=np.uint8)
-    want = np.frombuffer(expected, dtype=np.uint8)
-    starts = np.arange(0, len(got), chunk)
-    rise = np.bitwise_count(got & ~want).astype(np.int64)
-    fall = np.bitwise_count(~got & want).astype(np.int64)
-    return np.stack([np.add.reduceat(rise, starts), np.add.reduceat(fall, starts)], axis=1)
+    """What the comparator of DOUT_CMP returns: per chunk (bits expected 0 read 1, bits
+    expected 1 read 0), shape (chunks, 2)."""
+    counts = [(e.errors_0to1, e.errors_1to0) for e in chunk_bit_errors(expected, read, chunk)]
+    return np.array(counts, dtype=np.int64).reshape(-1, 2)
 
 
 def diagnose(words: bytes) -> tuple[ErrorCode, int]:
