@@ -131,7 +131,8 @@ module nandlab_onfi_phy #(
     // Turnaround before its strobe.
     wire [7:0] whr_need = ccs_q ? max8(t_whr, t_ccs) : t_whr;
     wire [7:0] adl_need = ccs_q ? max8(t_adl, t_ccs) : t_adl;
-    wire       gap_ok = since_ce_q >= t_cs &&
+    // a ce_sel change reaches CE# on this edge: its tCS count has not begun
+    wire       gap_ok = ce_sel == ce_q && since_ce_q >= t_cs &&
         (n_read ? since_we_q >= whr_need :
                   since_re_q >= t_rhw &&
                   (nk != KIND_DIN || last_kind_q != KIND_ADDR || since_we_q >= adl_need));
