@@ -7,7 +7,7 @@ import pytest
 
 from nandlab.errors import OpProgramError, RangeError, UnsupportedCapability
 from nandlab.onfi_spec.sdr_timing import sdr
-from nandlab.onfi_spec.testmode import LatchOp, MwsFlag, Node
+from nandlab.onfi_spec.testmode import LatchOp, MwsFlag, Node, esp_params
 from nandlab.ops import Addr, Cmd, Delay, Din, Dout, Power, Program, WaitRdy
 from nandlab.profiles import model
 from nandlab.sequences import core, power, testmode, vendor
@@ -99,12 +99,11 @@ def test_over_power_sets_the_override_around_the_body_only() -> None:
 
 def test_esp_and_sense_time_registers_in_their_spec_units() -> None:
     esp = model.Esp(feature=0xB8)
-    prog = testmode.set_esp(
-        T, esp, TO, start_offset_mV=-40, step_mV=30, verify_raise_mV=20, extra_steps=2
-    )
-    assert prog[3] == Din(bytes([0xFE, 3, 1, 2]))  # -2 x 20 mV, 3 x 10 mV, 1 x 20 mV, 2
-    with pytest.raises(RangeError, match="register range"):
-        testmode.set_esp(T, esp, TO, start_offset_mV=5000)
+    params = esp_params(start_offset_mV=-40, step_mV=30, verify_raise_mV=20, extra_steps=2)
+    assert params == bytes([0xFE, 3, 1, 2])  # -2 x 20 mV, 3 x 10 mV, 1 x 20 mV, 2
+    assert list(testmode.set_esp(T, esp, params, TO)) == [
+        Cmd(0xEF), Addr(b"\xb8"), Delay(400), Din(params), Delay(200), WaitRdy(TO)
+    ]
     st = model.SenseTime(feature=0xB9)
     assert testmode.set_sense_time(T, st, 5.0, TO)[3] == Din(bytes([0xF4, 0x01, 0, 0]))  # 500
     assert testmode.set_sense_time(T, st, None, TO)[3] == Din(bytes(4))

@@ -105,18 +105,19 @@ class Target:
 
     @property
     def identification(self) -> Identification:
-        if self._ident is None:
-            self.identify(reset=False)
-        assert self._ident is not None
-        return self._ident
+        """What identification learned (identifies on first use)."""
+        return self._identified()[0]
 
     @property
     def geometry(self) -> ChipGeometry:
         """Geometry decoded from the parameter page (identifies on first use)."""
-        if self._geometry is None:
+        return self._identified()[1]
+
+    def _identified(self) -> tuple[Identification, ChipGeometry]:
+        if self._ident is None or self._geometry is None:
             self.identify(reset=False)
-        assert self._geometry is not None
-        return self._geometry
+        assert self._ident is not None and self._geometry is not None
+        return self._ident, self._geometry
 
     @property
     def timing_mode(self) -> int:

@@ -38,7 +38,7 @@ from nandlab.onfi.address import ChipGeometry
 from nandlab.onfi.chip import Chip
 from nandlab.onfi.results import OpResult, PageRead, busy_steps, data_records
 from nandlab.onfi_spec.opcodes import Status
-from nandlab.onfi_spec.testmode import VREAD_SLC, LatchOp, MwsFlag, Node, pbm_bytes
+from nandlab.onfi_spec.testmode import VREAD_SLC, LatchOp, MwsFlag, Node, esp_params, pbm_bytes
 from nandlab.ops import Program, Results
 from nandlab.sequences import core
 from nandlab.sequences import testmode as seq
@@ -329,15 +329,16 @@ class TestMode:
         verify level, extra verify-pulse steps. All zero = regular SLC programming."""
         chip = self.chip
         chip.require("esp", "enhanced SLC programming")
-        body = seq.set_esp(
-            chip.sdr,
-            self._vendor.esp,
-            chip.timeouts.feature,
-            start_offset_mV=start_offset_mV,
-            step_mV=step_mV,
-            verify_raise_mV=verify_raise_mV,
-            extra_steps=extra_steps,
-        )
+        try:
+            params = esp_params(
+                start_offset_mV=start_offset_mV,
+                step_mV=step_mV,
+                verify_raise_mV=verify_raise_mV,
+                extra_steps=extra_steps,
+            )
+        except ValueError as e:
+            raise RangeError(str(e)) from None
+        body = seq.set_esp(chip.sdr, self._vendor.esp, params, chip.timeouts.feature)
         self._run(body, "SET FEATURES ESP")
 
     def clear_esp(self) -> None:

@@ -173,12 +173,8 @@ def multiplane_read(
 
     Each plane's `n` bytes are selected with CHANGE READ COLUMN ENHANCED (06h-E0h).
     """
-    prog = Program()
-    for i, cycles in enumerate(planes):
-        last = i == len(planes) - 1
-        prog += Program().cmd(Cmd.READ) + address(cycles)
-        prog.cmd(Cmd.READ_CONFIRM if last else Cmd.READ_MULTIPLANE)
-        prog += busy(t, timeout_ns)
+    bodies = [address(cycles) for cycles in planes]
+    prog = chained(t, Cmd.READ, bodies, Cmd.READ_MULTIPLANE, Cmd.READ_CONFIRM, timeout_ns)
     for cycles in planes:
         prog += change_read_column_enhanced(cycles, t_ccs_ns, n)
     return prog
@@ -208,13 +204,8 @@ def program_pages(
     t: SdrTiming, pages: Sequence[tuple[bytes, DataIn]], between: int, timeout_ns: int
 ) -> Program:
     """80h + address + data per page, confirmed by `between` (10h for the last), busy after each."""
-    prog = Program()
-    for i, (cycles, data) in enumerate(pages):
-        last = i == len(pages) - 1
-        prog += Program().cmd(Cmd.PROGRAM) + address(cycles) + data_in(t, data)
-        prog.cmd(Cmd.PROGRAM_CONFIRM if last else between)
-        prog += busy(t, timeout_ns)
-    return prog
+    bodies = [address(cycles) + data_in(t, data) for cycles, data in pages]
+    return chained(t, Cmd.PROGRAM, bodies, between, Cmd.PROGRAM_CONFIRM, timeout_ns)
 
 
 def copyback(
@@ -238,10 +229,20 @@ def erase(t: SdrTiming, row: bytes, timeout_ns: int) -> Program:
 
 def multiplane_erase(t: SdrTiming, rows: Sequence[bytes], timeout_ns: int) -> Program:
     """MULTI-PLANE ERASE: 60h-D1h per plane, 60h-D0h for the last."""
+    bodies = [address(row) for row in rows]
+    return chained(t, Cmd.ERASE, bodies, Cmd.ERASE_MULTIPLANE, Cmd.ERASE_CONFIRM, timeout_ns)
+
+
+def chained(
+    t: SdrTiming, first: int, bodies: Sequence[Program], between: int, last: int, timeout_ns: int
+) -> Program:
+    """Per body: `first`, the body, a confirm (`last` for the last body, else `between`), busy.
+
+    The shape of every multi-plane / cache operation (ONFI: all but the last
+    command of a chain end in their "more follows" confirm).
+    """
     prog = Program()
-    for i, row in enumerate(rows):
-        last = i == len(rows) - 1
-        prog += Program().cmd(Cmd.ERASE) + address(row)
-        prog.cmd(Cmd.ERASE_CONFIRM if last else Cmd.ERASE_MULTIPLANE)
-        prog += busy(t, timeout_ns)
+    for i, body in enumerate(bodies):
+        confirm = last if i == len(bodies) - 1 else between
+        prog += Program().cmd(first) + body + Program().cmd(confirm) + busy(t, timeout_ns)
     return prog

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from nandlab.errors import RangeError
 from nandlab.onfi_spec.sdr_timing import SdrTiming
-from nandlab.onfi_spec.testmode import SENSE_TIME_UNIT_US, LatchOp, MwsFlag, Node, esp_params
+from nandlab.onfi_spec.testmode import SENSE_TIME_UNIT_US, LatchOp, MwsFlag, Node
 from nandlab.ops import Program
 from nandlab.profiles.model import Esp, InverseRead, LatchOps, LatchXor, Mws, SenseTime, TestMode
 from nandlab.sequences.core import address, busy, data_in, data_out, set_features
@@ -147,29 +147,8 @@ def over_power(t: SdrTiming, mws: Mws, body: Program, feature_timeout_ns: int) -
     return on + body + set_features(t, mws.override_feature, bytes(4), feature_timeout_ns)
 
 
-def set_esp(
-    t: SdrTiming,
-    esp: Esp,
-    timeout_ns: int,
-    *,
-    start_offset_mV: float = 0.0,
-    step_mV: float = 0.0,
-    verify_raise_mV: float = 0.0,
-    extra_steps: int = 0,
-) -> Program:
-    """SET FEATURES of the ESP register (SLC ISPP tuning); all zero = regular SLC programming.
-
-    Raises RangeError when a value does not fit its register field.
-    """
-    try:
-        params = esp_params(
-            start_offset_mV=start_offset_mV,
-            step_mV=step_mV,
-            verify_raise_mV=verify_raise_mV,
-            extra_steps=extra_steps,
-        )
-    except ValueError as e:
-        raise RangeError(str(e)) from None
+def set_esp(t: SdrTiming, esp: Esp, params: bytes, timeout_ns: int) -> Program:
+    """SET FEATURES of the ESP register (SLC ISPP tuning) with P1..P4 from `esp_params`."""
     return set_features(t, esp.feature, params, timeout_ns)
 
 
