@@ -1,6 +1,6 @@
 """P/E wear: bring a block to N program/erase cycles, then erase it for a measurement.
 
-On a virtual bench that can fast-forward wear ("wear_fast_forward"), the
+On a virtual bench that can fast-forward wear (the bench role "wear"), the
 first N-1 cycles are added to the die's wear state in no time and the last
 cycle is real (the erase here, the measurement's program after it); rows say
 so with fast_forwarded=True. Elsewhere every cycle is a real erase and a
@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nandlab.bench import Bench
 from nandlab.characterize.common import op_row, page_bytes_total
 from nandlab.characterize.progress import ProgressFn, no_progress
 from nandlab.errors import UsageError
@@ -67,8 +68,9 @@ def cycle_block(
     fast = 0
     fast_ns = 0
     real = 0
-    if before and transport.supports("wear_fast_forward"):
-        fast_ns = transport.fast_forward_wear(ce, block, before)  # type: ignore[attr-defined]
+    bench = Bench(transport)
+    if before and bench.has("wear"):
+        fast_ns = bench.wear.fast_forward_wear(ce, block, before)
         fast = before
     elif before:
         total = page_bytes_total(profile)
