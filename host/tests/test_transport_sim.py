@@ -172,8 +172,7 @@ def test_error_counts_per_chunk() -> None:
 
 
 def test_instruments(bench: SimTransport) -> None:
-    assert bench.supports("bake") and bench.supports("power")
-    assert bench.supports("wear_fast_forward")
+    assert bench.supports("power") and bench.supports("dout_compare")
     assert not bench.supports("soft_bit_read")  # slc-search has no vendor.soft_bit_read
     assert not bench.supports("teleport")
     before = bench.now_ns

@@ -68,7 +68,8 @@ class Transport(Closing, ABC):
 
         Chip capabilities come from the profile's vendor section
         ("slc_mode", "soft_bit_read"); bench capabilities from the bench
-        ("power", "bake", "wear_fast_forward"). Unknown names answer False.
+        ("power", "din_pattern", "cache_read"). Unknown names answer False. What a
+        bench has besides its controller (oven, wear fast-forward...) are its `roles`.
         """
         if capability in self.vendor_capabilities:
             profile = self.profile

@@ -82,8 +82,6 @@ GPIO_WP_N = 0x01
 BENCH_CAPABILITIES = frozenset(
     {
         "power",
-        "bake",
-        "wear_fast_forward",
         "din_pattern",
         "dout_compare",
         "cache_read",
@@ -92,7 +90,8 @@ BENCH_CAPABILITIES = frozenset(
         "copyback",
     }
 )
-"""What every sim bench can do; chip capabilities come from the profile's vendor section."""
+"""What every sim bench's controller can do (its oven and wear fast-forward are roles);
+chip capabilities come from the profile's vendor section."""
 VENDOR_CAPABILITIES = (
     "slc_mode",
     "soft_bit_read",
