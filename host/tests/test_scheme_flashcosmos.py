@@ -256,13 +256,13 @@ def test_plan_energy_follows_the_die_current_log(fc, nblocks):
     kinds = [k for k, _, _ in res.ops]
     assert kinds == ["mws", "latch", "xor"], kinds
     # the latch XOR was the last busy period
-    t1 = die._rdy_until
+    t1 = die.busy_until_ns
     xor = chip_op(f.chip.profile, "xor", "x", res.ops[-1][1])
     assert xor.energy_uJ == pytest.approx(die.energy_nJ(t1 - die.last_busy_ns, t1) / 1000.0)
     res = f.or_([(b, 0) for b in BLOCKS[:nblocks]])
     ((kind, busy_ns, blocks),) = res.ops
     assert (kind, blocks) == ("mws", nblocks)
-    t1 = die._rdy_until
+    t1 = die.busy_until_ns
     op = chip_op(f.chip.profile, "mws", "m", busy_ns, 1, blocks=blocks)
     assert op.energy_uJ == pytest.approx(die.energy_nJ(t1 - die.last_busy_ns, t1) / 1000.0)
     read = chip_op(f.chip.profile, "mws", "m", busy_ns, 1, blocks=1)

@@ -31,7 +31,7 @@ from nandlab.vchip.kernel import (
     sense_drifted_kernel,
     sense_kernel,
 )
-from nandlab.vchip.testmode import IsppTune
+from nandlab.vchip.physics import IsppTune
 
 _IMAGE_FORMAT = 1
 _RTN_TABLE_SIZE = 1 << 21
@@ -344,13 +344,18 @@ class CellArray:
             out[ptype] = arr
         return out
 
-    def sense(self, block: int, wl: int, ref_mV: float, slc: bool) -> np.ndarray:
+    def sense(
+        self, block: int, wl: int, ref_mV: float, slc: bool, strobe_us: float | None = None
+    ) -> np.ndarray:
         """One sensing of a WL at ref_mV: packed bits (little bit order), 1 = conducts.
 
         Applies retention loss, read disturb and fresh RTN to every cell, and
         counts one read-disturb event on the block. `slc` does not change the
-        physics: the die picks the reference for the mode.
+        physics: the die picks the reference for the mode. A `strobe_us` (a test-mode
+        sensing time) senses the WL as a one-WL `sense_mws` with that strobe.
         """
+        if strobe_us is not None:
+            return self.sense_mws([(block, [wl])], ref_mV, strobe_us)
         self._check_wl(block, wl)
         if self._bad[block]:
             return ph.bad_block_data(self.seed, self.chip, block, wl, self._nbytes)

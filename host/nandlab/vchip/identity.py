@@ -142,3 +142,22 @@ def parameter_pages(profile: Profile, copies: int, corrupt: Corruption = ()) -> 
             copy[offset % PARAMETER_PAGE_BYTES] ^= mask & 0xFF
         out += copy
     return bytes(out)
+
+
+class ByteStream:
+    """A fixed byte pattern as data out reads it: repeating forever (READ ID, parameter
+    page, unique ID) or, with wrap False, zeros past its end (GET FEATURES)."""
+
+    def __init__(self, data: bytes = b"", wrap: bool = True) -> None:
+        self._data = data
+        self._pos = 0
+        self._wrap = wrap
+
+    def take(self, n: int) -> bytes:
+        s, pos = self._data, self._pos
+        self._pos += n
+        if not self._wrap:
+            return s[pos : pos + n].ljust(n, b"\x00")
+        pos %= len(s)
+        reps = (pos + n) // len(s) + 1
+        return (s * reps)[pos : pos + n]

@@ -131,3 +131,12 @@ def sense_soft_bits(
         above = sense(ref + delta_mV)
         bits &= ~(below ^ above)
     return bits
+
+
+class PageBuffer:
+    """The registers of every plane, and which plane's data register holds the last sensing
+    (what a cache read moves to the I/O side)."""
+
+    def __init__(self, planes: int, nbytes: int) -> None:
+        self.planes = [PlaneRegisters(nbytes) for _ in range(planes)]
+        self.sensed_plane = 0

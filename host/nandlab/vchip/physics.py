@@ -35,7 +35,6 @@ from numpy.typing import DTypeLike
 
 from nandlab.profiles.model import Ispp, Physics
 from nandlab.vchip.kernel import normal_fill_int
-from nandlab.vchip.testmode import IsppTune
 
 BOLTZMANN_EV_PER_K = 8.617333e-5
 KELVIN_OFFSET = 273.15
@@ -220,6 +219,18 @@ def ispp_loops(phys: Physics, top_verify_mV: float, ispp: Ispp | None = None) ->
     ispp = ispp or phys.ispp
     span = top_verify_mV - ispp.start_mV + SLOWEST_CELL_SIGMAS * ispp.speed_sigma_mV
     return max(1, math.ceil(span / ispp.step_mV)) + 1
+
+
+@dataclass(frozen=True)
+class IsppTune:
+    """Tuned SLC ISPP (ESP). A regular SLC ISPP phase from start_mV to the SLC verify, then,
+    if esp_step_mV > 0, an ESP phase from there to verify_mV in steps of esp_step_mV, then
+    extra_steps verify-pulse loops that tighten the static program spread."""
+
+    start_mV: float
+    esp_step_mV: float
+    verify_mV: float
+    extra_steps: int
 
 
 def esp_loops(phys: Physics, ispp: Ispp, tune: IsppTune) -> int:
