@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pyarrow.parquet as pq
 from click.testing import Result
-from nandlab.characterize.mws_timing import measure_intra_block
+from nandlab.characterize.mws_timing import Search, measure_intra_block
 from nandlab.onfi.chip import Chip
 from nandlab.transport.sim import SimTransport
 
@@ -192,6 +192,6 @@ def test_mws_timing_port_gives_the_old_scripts_row() -> None:
     chip.identify()
     bench.fast_forward_wear(0, 2, 9999)
     chip.erase_block(2)
-    read, mws = measure_intra_block(chip, 2, 1, 12, {})
+    read, mws = measure_intra_block(chip, 2, 1, 12, {}, Search())
     assert read["latency_us"] == 22.5
     assert (mws["latency_us"], mws["bits"]) == (old["latency_us"], old["bits"])

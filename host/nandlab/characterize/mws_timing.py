@@ -32,6 +32,15 @@ GRID_US = 0.01
 
 
 @dataclass(frozen=True)
+class Search:
+    """How the strobe is searched: `reads` clean sensings in a row, in [lo_us, hi_us]."""
+
+    reads: int = 2
+    lo_us: float = 10.0
+    hi_us: float = 40.0
+
+
+@dataclass(frozen=True)
 class StrobeSearch:
     """The smallest clean strobe, the busy time of an MWS at it and the bits compared."""
 
@@ -44,22 +53,20 @@ def min_error_free_strobe(
     fc: FlashCosmos,
     groups: Sequence[tuple[int, Sequence[int]]],
     expected: bytes,
+    search: Search,
     *,
-    reads: int = 2,
-    lo_us: float = 10.0,
-    hi_us: float = 40.0,
     over_power: bool = False,
 ) -> StrobeSearch:
-    """Smallest strobe (µs, GRID_US steps in [lo_us, hi_us]) at which `reads` MWS sensings
-    of `groups` all return `expected` (page bytes); the sensing time is back at its
-    default afterwards."""
+    """Smallest strobe (µs, GRID_US steps in the search range) at which `search.reads` MWS
+    sensings of `groups` all return `expected` (page bytes); the sensing time is back at
+    its default afterwards."""
     bits = 0
     busy = 0
 
     def clean(strobe_us: float) -> bool:
         nonlocal bits, busy
         fc.tm.set_sense_time_us(strobe_us)
-        for _ in range(reads):
+        for _ in range(search.reads):
             got = fc.tm.mws(groups, allow_over_power=over_power)
             bits += len(expected) * 8
             busy = got.busy_ns
@@ -67,7 +74,7 @@ def min_error_free_strobe(
                 return False
         return True
 
-    lo, hi = round(lo_us / GRID_US), round(hi_us / GRID_US)
+    lo, hi = round(search.lo_us / GRID_US), round(search.hi_us / GRID_US)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if clean(mid * GRID_US):
@@ -149,15 +156,7 @@ def _mws_row(
 
 
 def measure_intra_block(
-    chip: Chip,
-    block: int,
-    wls: int,
-    seed: int,
-    base: dict[str, Any],
-    *,
-    reads: int = 2,
-    lo_us: float = 10.0,
-    hi_us: float = 40.0,
+    chip: Chip, block: int, wls: int, seed: int, base: dict[str, Any], search: Search
 ) -> list[dict[str, Any]]:
     """Fig. 12 on one erased block: the operands of an MWS over `wls` string WLs (data from
     `seed`), a page read of WL 0 in SLC mode (tR) and the minimum error-free strobe search.
@@ -166,9 +165,7 @@ def measure_intra_block(
     fc = FlashCosmos(chip, allow_test_mode=True)
     expected = store_intra_block(fc, block, wls, np.random.default_rng(seed))
     t_r = chip.read_page(block, 0, slc=True)
-    found = min_error_free_strobe(
-        fc, [(block, string_wls(fc, wls))], expected, reads=reads, lo_us=lo_us, hi_us=hi_us
-    )
+    found = min_error_free_strobe(fc, [(block, string_wls(fc, wls))], expected, search)
     return [_read_row(base, block, t_r.busy_ns), _mws_row(base, block, "intra-block", wls, found)]
 
 
@@ -178,10 +175,7 @@ def measure_inter_block(
     counts: Sequence[int],
     seed: int,
     base: dict[str, Any],
-    *,
-    reads: int = 2,
-    lo_us: float = 10.0,
-    hi_us: float = 40.0,
+    search: Search,
 ) -> list[dict[str, Any]]:
     """Fig. 13 on erased `blocks` of one plane: operands of an MWS of WL 0 over the first n
     blocks (data from `seed`), a page read of WL 0 in SLC mode (tR) and, for each n in
@@ -191,14 +185,8 @@ def measure_inter_block(
     owner = store_inter_block(fc, blocks, np.random.default_rng(seed))
     rows = [_read_row(base, blocks[0], chip.read_page(blocks[0], 0, slc=True).busy_ns)]
     for n in counts:
-        found = min_error_free_strobe(
-            fc,
-            [(block, [0]) for block in blocks[:n]],
-            expected_inter_block(owner, n),
-            reads=reads,
-            lo_us=lo_us,
-            hi_us=hi_us,
-            over_power=True,
-        )
+        groups = [(block, [0]) for block in blocks[:n]]
+        expected = expected_inter_block(owner, n)
+        found = min_error_free_strobe(fc, groups, expected, search, over_power=True)
         rows.append(_mws_row(base, blocks[0], "inter-block", n, found))
     return rows

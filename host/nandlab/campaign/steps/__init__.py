@@ -20,7 +20,6 @@ from nandlab.campaign.steps import (
     erase,
     holds,
     measure,
-    mws_blocks_timing,
     mws_timing,
     program,
     temperature,
@@ -47,7 +46,7 @@ STEPS: dict[str, StepKind[Any]] = {
         measure.STEP,
         compute.STEP,
         mws_timing.STEP,
-        mws_blocks_timing.STEP,
+        mws_timing.BLOCKS_STEP,
         wait.STEP,
         temperature.STEP,
     )
