@@ -43,10 +43,14 @@ async def test_words_pack_low_half_first(dut) -> None:
     for data, frame in zip(packets, frames, strict=True):
         words = len(data) // 4
         beats = -(-words // 2)
-        assert len(frame.tdata) == 8 * beats, f"{words} words came as {len(frame.tdata)} bytes"
+        assert len(frame.tdata) == 8 * beats, (
+            f"{words} words came as {len(frame.tdata)} bytes"
+        )
         keep = [1] * (8 * beats) if words % 2 == 0 else [1] * (8 * beats - 4) + [0] * 4
         assert frame.tkeep == keep, f"{words} words: tkeep {frame.tkeep}"
-        assert bytes(frame.tdata[: len(data)]) == data, f"{words} words: bytes reordered"
+        assert bytes(frame.tdata[: len(data)]) == data, (
+            f"{words} words: bytes reordered"
+        )
     if backpressure_from_env():
         assert tb.rules.stalls > 0, "back-pressure never stalled the output"
 
@@ -67,5 +71,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.mark.rtl
 def test_nandlab_axis_32to64(sim: str, backpressure: int) -> None:
     folder = build(TOPLEVEL, sim, modules=[TOPLEVEL])
-    run(TOPLEVEL, sim, folder, MODULE, folder / f"bp{backpressure}",
-        {BACKPRESSURE_ENV: str(backpressure)})
+    run(
+        TOPLEVEL,
+        sim,
+        folder,
+        MODULE,
+        folder / f"bp{backpressure}",
+        {BACKPRESSURE_ENV: str(backpressure)},
+    )

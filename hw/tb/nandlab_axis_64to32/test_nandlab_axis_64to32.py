@@ -48,7 +48,9 @@ async def test_beats_split_low_word_first(dut) -> None:
     assert tb.sink.empty()
     tb.rules.check()
     for data, frame in zip(packets, frames, strict=True):
-        assert bytes(frame.tdata) == data, f"{len(data) // 4} words: {frame.tdata.hex()}"
+        assert bytes(frame.tdata) == data, (
+            f"{len(data) // 4} words: {frame.tdata.hex()}"
+        )
     if backpressure_from_env():
         assert tb.rules.stalls > 0, "back-pressure never stalled the output"
 
@@ -69,5 +71,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.mark.rtl
 def test_nandlab_axis_64to32(sim: str, backpressure: int) -> None:
     folder = build(TOPLEVEL, sim, modules=[TOPLEVEL])
-    run(TOPLEVEL, sim, folder, MODULE, folder / f"bp{backpressure}",
-        {BACKPRESSURE_ENV: str(backpressure)})
+    run(
+        TOPLEVEL,
+        sim,
+        folder,
+        MODULE,
+        folder / f"bp{backpressure}",
+        {BACKPRESSURE_ENV: str(backpressure)},
+    )

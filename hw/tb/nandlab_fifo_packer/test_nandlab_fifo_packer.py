@@ -62,8 +62,13 @@ class TB(StreamBench):
         while True:
             self.dut.tx_ready.value = int(not self._pause())
             await RisingEdge(self.clk)
-            if str(self.dut.tx_ready.value) == "1" and str(self.dut.tx_valid.value) == "1":
-                self.tx_bytes += int(self.dut.tx_data.value).to_bytes(self.part, "little")
+            if (
+                str(self.dut.tx_ready.value) == "1"
+                and str(self.dut.tx_valid.value) == "1"
+            ):
+                self.tx_bytes += int(self.dut.tx_data.value).to_bytes(
+                    self.part, "little"
+                )
 
 
 def framed(words: bytes) -> bytes:
@@ -77,8 +82,15 @@ async def test_frames_in_results_out(dut) -> None:
     rng = random.Random(11)
     programs = [
         Program().ce(0).cmd(Cmd.READ_ID).addr(b"\x20").delay(60).dout(4).encode(),
-        Program().ce(1).cmd(Cmd.READ).addr(bytes(5)).cmd(Cmd.READ_CONFIRM).delay(100)
-        .wait_rdy(100_000).dout_compare(128, Pattern.prbs(), 7, 32).encode(),
+        Program()
+        .ce(1)
+        .cmd(Cmd.READ)
+        .addr(bytes(5))
+        .cmd(Cmd.READ_CONFIRM)
+        .delay(100)
+        .wait_rdy(100_000)
+        .dout_compare(128, Pattern.prbs(), 7, 32)
+        .encode(),
         *(rng.randbytes(4 * n) for n in (1, 2, 3, 17)),
     ]
     link = b"".join(framed(p) + framed(b"") * (i % 2) for i, p in enumerate(programs))
@@ -93,7 +105,9 @@ async def test_frames_in_results_out(dut) -> None:
         await RisingEdge(tb.clk)
     tb.rules.check()
     for want, frame in zip(programs, frames, strict=True):
-        assert bytes(frame.tdata) == want, f"{len(want) // 4}-word program: {frame.tdata.hex()}"
+        assert bytes(frame.tdata) == want, (
+            f"{len(want) // 4}-word program: {frame.tdata.hex()}"
+        )
     assert tb.sink.empty(), "an empty frame made a program"
     assert bytes(tb.tx_bytes) == results
     if tb.stall:
@@ -102,8 +116,12 @@ async def test_frames_in_results_out(dut) -> None:
 
 GRID = {
     "quick": [("verilator", 8, 1), ("icarus", 32, 1)],
-    "full": [(sim, width, bp) for sim in ("verilator", "icarus")
-             for width in (8, 32) for bp in (0, 1)],
+    "full": [
+        (sim, width, bp)
+        for sim in ("verilator", "icarus")
+        for width in (8, 32)
+        for bp in (0, 1)
+    ],
 }
 """(simulator, FIFO_WIDTH, back-pressure)."""
 
@@ -111,11 +129,19 @@ GRID = {
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if metafunc.definition.name == f"test_{TOPLEVEL}":
         full = metafunc.config.getoption("rtl_full", default=False)
-        metafunc.parametrize(("sim", "width", "backpressure"), GRID["full" if full else "quick"])
+        metafunc.parametrize(
+            ("sim", "width", "backpressure"), GRID["full" if full else "quick"]
+        )
 
 
 @pytest.mark.rtl
 def test_nandlab_fifo_packer(sim: str, width: int, backpressure: int) -> None:
     folder = build(TOPLEVEL, sim, {"FIFO_WIDTH": width}, modules=[TOPLEVEL])
-    run(TOPLEVEL, sim, folder, MODULE, folder / f"bp{backpressure}",
-        {BACKPRESSURE_ENV: str(backpressure)})
+    run(
+        TOPLEVEL,
+        sim,
+        folder,
+        MODULE,
+        folder / f"bp{backpressure}",
+        {BACKPRESSURE_ENV: str(backpressure)},
+    )

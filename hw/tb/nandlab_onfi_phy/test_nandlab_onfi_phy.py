@@ -172,10 +172,14 @@ class TB:
         we_rise = max(t for t, k in self.pins.strobes if k != "dout")
         t_wb_ps = sdr(self.dies[self.ce].timing_mode).tWB * PS_PER_NS
         waited = self.pins.now_ps() - we_rise
-        assert waited >= t_wb_ps, f"wb_done {waited} ps after WE# rise, tWB is {t_wb_ps} ps"
+        assert waited >= t_wb_ps, (
+            f"wb_done {waited} ps after WE# rise, tWB is {t_wb_ps} ps"
+        )
         while not self.pins.rb_bits >> self.ce & 1:
             await RisingEdge(self.dut.clk)
-        await Timer(self.pins.checker.limits.tRR, unit="ns")  # the sequencer's DELAY tRR
+        await Timer(
+            self.pins.checker.limits.tRR, unit="ns"
+        )  # the sequencer's DELAY tRR
 
     async def read_status(self) -> int:
         await self.request("cmd", Cmd.READ_STATUS)
@@ -231,9 +235,15 @@ async def test_program_then_read_back(dut) -> None:
 
 GRID = {
     "quick": [("verilator", 10_000, 0), ("verilator", 10_000, 5), ("icarus", 5_000, 3)],
-    "full": [(sim, 10_000, mode) for sim in ("verilator", "icarus") for mode in range(6)]
-    + [(sim, clk, mode) for sim in ("verilator", "icarus")
-       for clk in (8_000, 5_000) for mode in (0, 5)],
+    "full": [
+        (sim, 10_000, mode) for sim in ("verilator", "icarus") for mode in range(6)
+    ]
+    + [
+        (sim, clk, mode)
+        for sim in ("verilator", "icarus")
+        for clk in (8_000, 5_000)
+        for mode in (0, 5)
+    ],
 }
 """(simulator, clock period ps, SDR mode); the presets exist for 10, 8 and 5 ns clocks."""
 
@@ -241,13 +251,23 @@ GRID = {
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if metafunc.definition.name == f"test_{TOPLEVEL}":
         full = metafunc.config.getoption("rtl_full", default=False)
-        metafunc.parametrize(("sim", "clk_ps", "mode"), GRID["full" if full else "quick"])
+        metafunc.parametrize(
+            ("sim", "clk_ps", "mode"), GRID["full" if full else "quick"]
+        )
 
 
 @pytest.mark.rtl
 def test_nandlab_onfi_phy(sim: str, clk_ps: int, mode: int) -> None:
     # whole clocks strictly inside tRHOH, as the core sets it for its clock
     rhoh = (T_RHOH_PS - 1) // clk_ps
-    folder = build(TOPLEVEL, sim, {"NUM_CE": 2, "RHOH_CYCLES": rhoh}, modules=[TOPLEVEL])
-    run(TOPLEVEL, sim, folder, MODULE, folder / f"mode{mode}",
-        {"NANDLAB_TB_CLK_PS": str(clk_ps), "NANDLAB_TB_MODE": str(mode)})
+    folder = build(
+        TOPLEVEL, sim, {"NUM_CE": 2, "RHOH_CYCLES": rhoh}, modules=[TOPLEVEL]
+    )
+    run(
+        TOPLEVEL,
+        sim,
+        folder,
+        MODULE,
+        folder / f"mode{mode}",
+        {"NANDLAB_TB_CLK_PS": str(clk_ps), "NANDLAB_TB_MODE": str(mode)},
+    )
