@@ -91,6 +91,15 @@ class At:
         return self.chip_or_none
 
 
+@dataclass(frozen=True)
+class DataBlock:
+    """A block that holds data: its number, its state and the data written."""
+
+    block: int
+    state: BlockState
+    written: DataSpec
+
+
 P = TypeVar("P", bound=Strict)
 
 
@@ -126,6 +135,20 @@ class StepKind(ABC, Generic[P]):
         later = ctx.copy()
         self.apply(unit, later)
         return later
+
+    def refuse(self, unit: Unit, why: str) -> UnitError:
+        """The error for a unit that cannot run in the run's context."""
+        return UnitError(f"unit {unit.key}: {why}")
+
+    def holding_data(self, unit: Unit, ctx: Context, wls: list[int] | None) -> DataBlock:
+        """The unit's block, which must hold data (on `wls` when given)."""
+        b = ctx.block(unit)
+        if b.written is None:
+            raise self.refuse(unit, f"block {unit.block} holds no data: add a program step first")
+        if wls is not None and not set(wls) <= set(b.wls):
+            raise self.refuse(unit, f"WLs {sorted(set(wls) - set(b.wls))} were not programmed")
+        assert unit.block is not None
+        return DataBlock(unit.block, b, b.written)
 
     def bench_row(self, unit: Unit, chip_id: str, **values: Any) -> dict[str, Any]:
         """The row of a bench-wide step."""
@@ -171,18 +194,6 @@ def load_pattern_file(ctx: Context, pattern: str) -> None:
     if not data:
         raise UsageError(f"pattern {pattern}: {path} is empty")
     ctx.files[pattern] = data
-
-
-def written_block(unit: Unit, ctx: Context, wls: list[int] | None) -> BlockState:
-    """The unit's block, which must hold data (on `wls` when given)."""
-    b = ctx.block(unit)
-    if b.written is None:
-        raise UnitError(
-            f"unit {unit.key}: block {unit.block} holds no data: add a program step first"
-        )
-    if wls is not None and not set(wls) <= set(b.wls):
-        raise UnitError(f"unit {unit.key}: WLs {sorted(set(wls) - set(b.wls))} were not programmed")
-    return b
 
 
 def base_row(unit: Unit, ctx: Context, chip_id: str) -> dict[str, Any]:

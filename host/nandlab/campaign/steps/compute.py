@@ -8,15 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from nandlab.campaign.fields import Strict, WlList, optional_wl_list
-from nandlab.campaign.steps.base import (
-    At,
-    Context,
-    Outcome,
-    StepKind,
-    UnitError,
-    base_row,
-    written_block,
-)
+from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.compute import measure_compute
 from nandlab.errors import UsageError
@@ -75,34 +67,33 @@ class Compute(StepKind[ComputeStep]):
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)
-        b = written_block(unit, ctx, p.wls)
-        assert b.written is not None
+        held = self.holding_data(unit, ctx, p.wls)
         overlap = sorted(set(p.scratch) & {blk for (ce, blk) in ctx.blocks if ce == unit.ce})
         if overlap:
-            raise UnitError(
-                f"unit {unit.key}: scratch block {overlap[0]} is one of the campaign's blocks: "
-                "a scheme would erase its data; choose scratch blocks outside blocks:"
+            raise self.refuse(
+                unit,
+                f"scratch block {overlap[0]} is one of the campaign's blocks: a scheme would "
+                "erase its data; choose scratch blocks outside blocks:",
             )
-        if p.layout == "pair" and b.written.slc:
-            raise UnitError(
-                f"unit {unit.key}: the pair layout needs LSB and MSB pages; block {unit.block} "
-                "was programmed in SLC mode (use layout: wordlines)"
+        if p.layout == "pair" and held.written.slc:
+            raise self.refuse(
+                unit,
+                f"the pair layout needs LSB and MSB pages; block {unit.block} was programmed "
+                "in SLC mode (use layout: wordlines)",
             )
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         p = self.params(unit)
-        assert unit.block is not None
-        b = ctx.block(unit)
-        assert b.written is not None
+        held = self.holding_data(unit, ctx, p.wls)
         erases: dict[int, int] = {}
         options = dict(p.options)
         if p.allow_test_mode:
             options["allow_test_mode"] = True
         rows = measure_compute(
             at.chip,
-            unit.block,
-            list(p.wls or b.wls),
-            b.written,
+            held.block,
+            list(p.wls or held.state.wls),
+            held.written,
             base_row(unit, ctx, at.chip_id),
             scheme=p.scheme,
             ops=p.ops,

@@ -14,7 +14,6 @@ from nandlab.campaign.steps.base import (
     Context,
     Outcome,
     StepKind,
-    UnitError,
     base_row,
     data_spec,
     load_pattern_file,
@@ -56,10 +55,11 @@ class Cycle(StepKind[CycleStep]):
         p = self.params(unit)
         b = ctx.block(unit)
         if b.pec >= p.pec:
-            raise UnitError(
-                f"unit {unit.key}: block {unit.block} already has {b.pec} P/E cycles (chip "
-                f"ledger), not fewer than the target {p.pec}: start the virtual die fresh "
-                "(fresh: true), raise the target or choose other blocks"
+            raise self.refuse(
+                unit,
+                f"block {unit.block} already has {b.pec} P/E cycles (chip ledger), not fewer "
+                f"than the target {p.pec}: start the virtual die fresh (fresh: true), raise the "
+                "target or choose other blocks",
             )
         ff = fast_forwarded(p, b.pec, ctx.fast_forward)
         assert unit.ce is not None and unit.block is not None

@@ -7,16 +7,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from nandlab.campaign.fields import Mode, Strict, WlList, optional_wl_list
-from nandlab.campaign.steps.base import (
-    At,
-    BlockState,
-    Context,
-    Outcome,
-    StepKind,
-    UnitError,
-    base_row,
-    written_block,
-)
+from nandlab.campaign.steps.base import At, BlockState, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.disturb import read_disturb
 
@@ -48,22 +39,21 @@ class Disturb(StepKind[DisturbStep]):
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)
-        b = written_block(unit, ctx, None)
+        b = self.holding_data(unit, ctx, None).state
         if not disturb_wls(b, p, ctx.profile.geometry.wls_per_block):
-            raise UnitError(f"unit {unit.key}: no WL next to the programmed ones: give wls")
+            raise self.refuse(unit, "no WL next to the programmed ones: give wls")
         b.disturb_reads += p.reads
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         p = self.params(unit)
-        b = ctx.block(unit)
-        assert b.written is not None and unit.block is not None
-        wls = disturb_wls(b, p, ctx.profile.geometry.wls_per_block)
+        held = self.holding_data(unit, ctx, None)
+        wls = disturb_wls(held.state, p, ctx.profile.geometry.wls_per_block)
         res = read_disturb(
-            at.chip, unit.block, wls, p.reads, slc=b.written.slc, progress=at.progress
+            at.chip, held.block, wls, p.reads, slc=held.written.slc, progress=at.progress
         )
         row = {
             **base_row(unit, self.after(unit, ctx), at.chip_id),
-            "block": unit.block,
+            "block": held.block,
             "operation": "disturb",
             "latency_us": res.busy_ns_total / res.reads / 1000.0,
         }

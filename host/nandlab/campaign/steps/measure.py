@@ -9,15 +9,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from nandlab.campaign.fields import Strict, WlList, optional_wl_list
-from nandlab.campaign.steps.base import (
-    At,
-    Context,
-    Outcome,
-    StepKind,
-    UnitError,
-    base_row,
-    written_block,
-)
+from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.common import op_row
 from nandlab.characterize.readback import (
@@ -65,23 +57,21 @@ class Measure(StepKind[MeasureStep]):
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)
-        b = written_block(unit, ctx, p.wls)
-        assert b.written is not None
-        if b.written.slc and {"vth", "retry"} & set(p.what):
-            raise UnitError(
-                f"unit {unit.key}: vth and retry need native-mode data; block {unit.block} was "
-                "programmed in SLC mode"
+        held = self.holding_data(unit, ctx, p.wls)
+        if held.written.slc and {"vth", "retry"} & set(p.what):
+            raise self.refuse(
+                unit,
+                f"vth and retry need native-mode data; block {unit.block} was programmed in "
+                "SLC mode",
             )
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         p = self.params(unit)
-        assert unit.block is not None
-        b = ctx.block(unit)
-        spec = b.written
-        assert spec is not None
-        wls = list(p.wls or b.wls)
+        held = self.holding_data(unit, ctx, p.wls)
+        spec = held.written
+        wls = list(p.wls or held.state.wls)
         base = base_row(unit, ctx, at.chip_id)
-        chip, block, profile = at.chip, unit.block, ctx.profile
+        chip, block, profile = at.chip, held.block, ctx.profile
         rows: list[Row] = []
         if "rber" in p.what:
             chip.reset_read_offsets()
@@ -101,8 +91,8 @@ class Measure(StepKind[MeasureStep]):
             rows += search_offsets(chip, block, wls[0], spec, base, code_step=p.retry_code_step)
         if "vth" in p.what:
             wl = p.vth_wl if p.vth_wl is not None else wls[min(2, len(wls) - 1)]
-            if wl not in b.wls:
-                raise UnitError(f"unit {unit.key}: vth_wl {wl} was not programmed")
+            if wl not in held.state.wls:
+                raise self.refuse(unit, f"vth_wl {wl} was not programmed")
             written = {
                 pt: page_data(profile, spec, block, wl, pt) for pt, _ in page_types(profile, False)
             }

@@ -13,7 +13,6 @@ from nandlab.campaign.steps.base import (
     Context,
     Outcome,
     StepKind,
-    UnitError,
     base_row,
     data_spec,
     load_pattern_file,
@@ -54,13 +53,12 @@ class ProgramKind(StepKind[ProgramStep]):
         geo = ctx.profile.geometry
         b = ctx.block(unit)
         if not b.erased:
-            raise UnitError(
-                f"unit {unit.key}: block {unit.block} must be erased by a cycle step before "
-                "it is programmed"
+            raise self.refuse(
+                unit, f"block {unit.block} must be erased by a cycle step before it is programmed"
             )
         bad = [w for w in p.wls if not 0 <= w < geo.wls_per_block]
         if bad:
-            raise UnitError(f"unit {unit.key}: WL {bad[0]} outside 0..{geo.wls_per_block - 1}")
+            raise self.refuse(unit, f"WL {bad[0]} outside 0..{geo.wls_per_block - 1}")
         if p.mode == "slc":
             need_slc(ctx, unit)
         load_pattern_file(ctx, p.pattern)
