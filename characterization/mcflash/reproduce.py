@@ -395,8 +395,10 @@ def report(runs: Sequence[Path], out_md: Path, plots: Path) -> str:
         "directories below (measurements.parquet; `--report RUN_DIR...` rebuilds this file "
         "from them alone). Targets and tolerances: shared/CALIBRATION.md, MCFlash chips. "
         "Table 2 at 1.5K P/E is within when inside the paper's range widened by a factor "
-        "2 each way (log scale). Ops run the paper's Table 1 realizations; offsets are "
-        "planned from the profile's state model at the block's P/E count."
+        "2 each way (log scale). Ops run the paper's Table 1 realizations: an edge moved "
+        "into a gap between states sits on that gap's default reference, the edges beyond "
+        "L0 and L3 are planned from the states a Vth sweep of a calibration WL measures at "
+        "the block's P/E count."
     )
     lines = ["# MCFlash on the virtual MLC chips", "", intro, ""]
     plots.mkdir(parents=True, exist_ok=True)

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
+from nandlab.analysis import format_rate
 from nandlab.dataset.plots import rber_vs_pec, vth_histograms
-from nandlab.dataset.summary import format_rate, pooled_rber, summary_markdown
+from nandlab.dataset.summary import pooled_rber, summary_markdown
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -10,6 +10,7 @@ from nandlab.analysis.bit_errors import (
     cell_bit_errors,
     chunk_bit_errors,
     pack_cells,
+    pool_bit_errors,
     unpack_cells,
 )
 from nandlab.analysis.energy import (
@@ -33,6 +34,7 @@ __all__ = [
     "format_rate",
     "operation_energy_uJ",
     "pack_cells",
+    "pool_bit_errors",
     "read_energy_uJ",
     "samples_energy_uJ",
     "segments_energy_uJ",

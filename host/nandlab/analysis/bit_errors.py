@@ -8,11 +8,15 @@ with one popcount per byte, so a 16 KiB page costs a few vector operations.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 
-from nandlab.analysis.rate import Rate
+from nandlab.analysis.rate import Rate, format_rate
+
+K = TypeVar("K", bound=Hashable)
 
 Bytes = bytes | bytearray | memoryview | np.ndarray
 
@@ -47,12 +51,43 @@ class BitErrors:
             "rber": self.rber,
         }
 
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> BitErrors:
+        """The bit errors a dataset row records (contract 4 columns)."""
+        return cls(int(row["bits"]), int(row["errors_0to1"]), int(row["errors_1to0"]))
+
+    def rate_columns(self, confidence: float = 0.95) -> dict[str, Any]:
+        """Pooled-table columns: measured rate, its interval bounds and its text."""
+        rate = self.rate(confidence)
+        low, high = rate.interval
+        return {
+            "rber": rate.value,
+            "rber_low": low,
+            "rber_high": high,
+            "rber_text": format_rate(self.errors, self.bits),
+        }
+
     def __add__(self, other: BitErrors) -> BitErrors:
         return BitErrors(
             self.bits + other.bits,
             self.errors_0to1 + other.errors_0to1,
             self.errors_1to0 + other.errors_1to0,
         )
+
+
+def pool_bit_errors(
+    rows: Iterable[Mapping[str, Any]], key: Callable[[Mapping[str, Any]], K | None]
+) -> dict[K, tuple[BitErrors, int]]:
+    """Bit errors of `rows` summed per `key(row)` (rows whose key is None are left out), with
+    the number of rows pooled, in first-seen order."""
+    out: dict[K, tuple[BitErrors, int]] = {}
+    for row in rows:
+        k = key(row)
+        if k is None:
+            continue
+        seen, n = out.get(k, (BitErrors(0, 0, 0), 0))
+        out[k] = (seen + BitErrors.from_row(row), n + 1)
+    return out
 
 
 def _packed(data: Bytes) -> np.ndarray:

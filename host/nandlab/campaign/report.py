@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from nandlab.analysis import BitErrors, LatencyStats, pool_bit_errors
 from nandlab.campaign.runner import read_meta
 from nandlab.campaign.schema import parse_campaign
 from nandlab.dataset.plots import bars, rber_vs_pec, rber_vs_retention, vth_histograms
 from nandlab.dataset.store import RunStore
-from nandlab.dataset.summary import _md_table, format_rate, summary_markdown
+from nandlab.dataset.summary import _md_table, summary_markdown
 from nandlab.dataset.writer import PLOTS, SUMMARY
 from nandlab.errors import UsageError
 from nandlab.paths import write_atomic
@@ -27,11 +28,11 @@ REPORT = "report.md"
 
 def rber_by_condition(rows: Sequence[Row]) -> list[dict[str, Any]]:
     """Pooled RBER per (mode, P/E, retention, disturb reads, temperature, page type)."""
-    acc: dict[tuple[Any, ...], list[int]] = {}
-    for r in rows:
+
+    def key(r: Row) -> tuple[Any, ...] | None:
         if r.get("operation") != "rber":
-            continue
-        key = (
+            return None
+        return (
             str(r.get("mode") or "-"),
             int(r.get("pec") or 0),
             str(r.get("retention_label") or "fresh"),
@@ -39,27 +40,11 @@ def rber_by_condition(rows: Sequence[Row]) -> list[dict[str, Any]]:
             float(r.get("temp_C") or 0.0),
             str(r.get("page_type")),
         )
-        a = acc.setdefault(key, [0, 0, 0, 0])
-        a[0] += int(r["bits"])
-        a[1] += int(r["errors_0to1"])
-        a[2] += int(r["errors_1to0"])
-        a[3] += 1
+
+    names = ("mode", "pec", "retention", "disturb_reads", "temp_C", "page_type")
     return [
-        {
-            "mode": k[0],
-            "pec": k[1],
-            "retention": k[2],
-            "disturb_reads": k[3],
-            "temp_C": k[4],
-            "page_type": k[5],
-            "bits": a[0],
-            "errors_0to1": a[1],
-            "errors_1to0": a[2],
-            "pages": a[3],
-            "rber": (a[1] + a[2]) / a[0] if a[0] else None,
-            "rber_text": format_rate(a[1] + a[2], a[0]),
-        }
-        for k, a in acc.items()
+        {**dict(zip(names, k, strict=True)), **e.as_row(), "pages": n, **e.rate_columns()}
+        for k, (e, n) in pool_bit_errors(rows, key).items()
     ]
 
 
@@ -76,18 +61,18 @@ def op_stats(rows: Sequence[Row]) -> list[dict[str, Any]]:
             acc[key].append((float(r["latency_us"]), r.get("energy_uJ")))
     out = []
     for (op, pt, measured), v in sorted(acc.items()):
-        lat = np.array([x[0] for x in v])
-        en = np.array([x[1] for x in v if x[1] is not None], dtype=float)
+        lat = LatencyStats.of(x[0] for x in v)
+        en = [float(x[1]) for x in v if x[1] is not None]
         out.append(
             {
                 "operation": op,
                 "page_type": pt,
                 "measured": measured,
-                "n": len(v),
-                "mean_us": float(lat.mean()),
-                "p99_us": float(np.percentile(lat, 99)),
-                "max_us": float(lat.max()),
-                "mean_uJ": float(en.mean()) if en.size else None,
+                "n": lat.n,
+                "mean_us": lat.mean_us,
+                "p99_us": lat.p99_us,
+                "max_us": lat.max_us,
+                "mean_uJ": sum(en) / len(en) if en else None,
             }
         )
     return out
@@ -95,11 +80,11 @@ def op_stats(rows: Sequence[Row]) -> list[dict[str, Any]]:
 
 def compute_by_condition(rows: Sequence[Row]) -> list[dict[str, Any]]:
     """Pooled in-flash operation results per (scheme, operation, mode, P/E, retention)."""
-    acc: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for r in rows:
+
+    def key(r: Row) -> tuple[Any, ...] | None:
         if r.get("scheme") is None or r.get("bits") is None:
-            continue
-        key = (
+            return None
+        return (
             str(r["scheme"]),
             str(r["operation"]).removeprefix("compute:"),
             str(r.get("mode") or "-"),
@@ -107,37 +92,29 @@ def compute_by_condition(rows: Sequence[Row]) -> list[dict[str, Any]]:
             str(r.get("retention_label") or "fresh"),
             str(r.get("reference") or "written"),
         )
-        a = acc.setdefault(
-            key, {"n": 0, "bits": 0, "e01": 0, "e10": 0, "sensings": 0, "us": 0.0, "uJ": 0.0}
-        )
-        a["n"] += 1
-        a["bits"] += int(r["bits"])
-        a["e01"] += int(r["errors_0to1"])
-        a["e10"] += int(r["errors_1to0"])
-        a["sensings"] += int(r.get("sensings") or 0)
-        a["us"] += float(r.get("latency_us") or 0.0)
-        a["uJ"] += float(r.get("energy_uJ") or 0.0)
+
+    cost: dict[tuple[Any, ...], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for r in rows:
+        k = key(r)
+        if k is not None:
+            c = cost[k]
+            c[0] += int(r.get("sensings") or 0)
+            c[1] += float(r.get("latency_us") or 0.0)
+            c[2] += float(r.get("energy_uJ") or 0.0)
     out = []
-    for (scheme, op, mode, pec, retention, reference), a in acc.items():
-        errors = a["e01"] + a["e10"]
-        kib = a["bits"] / a["n"] / 8 / 1024
+    for k, (e, n) in pool_bit_errors(rows, key).items():
+        sensings, us, uJ = cost[k]
+        kib = e.bits / n / 8 / 1024
         out.append(
             {
-                "scheme": scheme,
-                "operation": op,
-                "mode": mode,
-                "pec": pec,
-                "retention": retention,
-                "reference": reference,
-                "runs": a["n"],
-                "bits": a["bits"],
-                "errors_0to1": a["e01"],
-                "errors_1to0": a["e10"],
-                "rber": errors / a["bits"] if a["bits"] else None,
-                "rber_text": format_rate(errors, a["bits"]),
-                "sensings": a["sensings"] / a["n"],
-                "latency_us": a["us"] / a["n"],
-                "energy_uJ_per_KiB": a["uJ"] / a["n"] / kib if kib else None,
+                **dict(zip(("scheme", "operation", "mode", "pec", "retention", "reference"), k,
+                           strict=True)),
+                "runs": n,
+                **e.as_row(),
+                **e.rate_columns(),
+                "sensings": sensings / n,
+                "latency_us": us / n,
+                "energy_uJ_per_KiB": uJ / n / kib if kib else None,
             }
         )
     return out
@@ -217,7 +194,7 @@ def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
                         str(r["page_type"]),
                         str(r.get("offsets")),
                         str(r["bits"]),
-                        format_rate(int(r["errors_0to1"]) + int(r["errors_1to0"]), int(r["bits"])),
+                        str(BitErrors.from_row(r).rate()),
                     ]
                     for r in retry
                 ],

@@ -1,4 +1,5 @@
-"""Summaries of measurement rows: pooled RBER, latency, Vth moments, summary.md."""
+"""Summaries of measurement rows: pooled RBER, latency, Vth moments, summary.md (the
+arithmetic is `nandlab.analysis`'s)."""
 
 from __future__ import annotations
 
@@ -6,49 +7,35 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from nandlab.analysis import LatencyStats, pool_bit_errors
+
 Row = Mapping[str, Any]
 
 
-def format_rate(errors: int, bits: int) -> str:
-    """'1.2e-04', or '0 in N bits' when nothing failed (so zero always says how many bits)."""
-    if bits == 0:
-        return "n/a"
-    if errors == 0:
-        return f"0 in {bits:.3g} bits"
-    return f"{errors / bits:.2e}"
-
-
 def pooled_rber(rows: Iterable[Row]) -> list[dict[str, Any]]:
-    """Pool rows with operation "rber" per (pec, retention, page type), in measuring order."""
-    acc: dict[tuple[int, str, str], dict[str, Any]] = {}
-    for r in rows:
+    """Pool rows with operation "rber" per (pec, retention, page type), in measuring order;
+    the RBER with its 95 % interval (`nandlab.analysis.Rate`)."""
+    flags: dict[tuple[int, str, str], bool] = {}
+
+    def key(r: Row) -> tuple[int, str, str] | None:
         if r.get("operation") != "rber":
-            continue
-        retention = str(r.get("retention_label") or "fresh")
-        key = (int(r["pec"]), retention, str(r["page_type"]))
-        a = acc.setdefault(
-            key,
-            {
-                "pec": key[0],
-                "retention": retention,
-                "page_type": key[2],
-                "fast_forwarded": bool(r.get("fast_forwarded")),
-                "pages": 0,
-                "bits": 0,
-                "errors_0to1": 0,
-                "errors_1to0": 0,
-            },
-        )
-        a["pages"] += 1
-        a["bits"] += int(r["bits"])
-        a["errors_0to1"] += int(r["errors_0to1"])
-        a["errors_1to0"] += int(r["errors_1to0"])
-    out = list(acc.values())
-    for a in out:
-        errors = a["errors_0to1"] + a["errors_1to0"]
-        a["rber"] = errors / a["bits"] if a["bits"] else None
-        a["rber_text"] = format_rate(errors, a["bits"])
-    return out
+            return None
+        k = (int(r["pec"]), str(r.get("retention_label") or "fresh"), str(r["page_type"]))
+        flags.setdefault(k, bool(r.get("fast_forwarded")))
+        return k
+
+    return [
+        {
+            "pec": k[0],
+            "retention": k[1],
+            "page_type": k[2],
+            "fast_forwarded": flags[k],
+            "pages": n,
+            **e.as_row(),
+            **e.rate_columns(),
+        }
+        for k, (e, n) in pool_bit_errors(rows, key).items()
+    ]
 
 
 def pooled_latency(rows: Iterable[Row]) -> list[dict[str, Any]]:
@@ -60,16 +47,16 @@ def pooled_latency(rows: Iterable[Row]) -> list[dict[str, Any]]:
             acc[key].append((float(r["latency_us"]), r.get("energy_uJ")))
     out = []
     for (op, page_type), values in acc.items():
-        lat = [v[0] for v in values]
+        lat = LatencyStats.of(v[0] for v in values)
         energy = [float(v[1]) for v in values if v[1] is not None]
         out.append(
             {
                 "operation": op,
                 "page_type": page_type,
-                "n": len(lat),
-                "mean_us": sum(lat) / len(lat),
-                "min_us": min(lat),
-                "max_us": max(lat),
+                "n": lat.n,
+                "mean_us": lat.mean_us,
+                "min_us": lat.min_us,
+                "max_us": lat.max_us,
                 "mean_energy_uJ": sum(energy) / len(energy) if energy else None,
             }
         )
