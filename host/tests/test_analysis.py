@@ -18,6 +18,7 @@ from nandlab.analysis import (
     chunk_bit_errors,
     operation_energy_uJ,
     pack_cells,
+    pool_bit_errors,
     samples_energy_uJ,
     unpack_cells,
 )
@@ -153,3 +154,20 @@ def test_mws_current_saturates_at_the_pump_limit() -> None:
     assert pw.mws_read_mA(2) - pw.read_mA == pytest.approx(
         pw.mws_pump_limit_mA * -np.expm1(-pw.mws_block_mA / pw.mws_pump_limit_mA)
     )
+
+
+def test_pooling_sums_rows_per_key_with_their_interval() -> None:
+    rows = [
+        {"k": "a", "bits": 100, "errors_0to1": 1, "errors_1to0": 2},
+        {"k": "b", "bits": 50, "errors_0to1": 0, "errors_1to0": 0},
+        {"k": "a", "bits": 100, "errors_0to1": 0, "errors_1to0": 1},
+        {"k": None, "bits": 7, "errors_0to1": 7, "errors_1to0": 0},
+    ]
+    pooled = pool_bit_errors(rows, lambda r: r["k"])
+    assert list(pooled) == ["a", "b"]
+    (a, n_a), (b, n_b) = pooled["a"], pooled["b"]
+    assert (a.bits, a.errors_0to1, a.errors_1to0, n_a) == (200, 1, 3, 2)
+    cols = a.rate_columns()
+    assert cols["rber"] == 4 / 200 and cols["rber_low"] < 0.02 < cols["rber_high"]
+    zero = b.rate_columns()
+    assert zero["rber"] == 0.0 and zero["rber_high"] > 0 and zero["rber_text"] == "0 in 50 bits"
