@@ -166,6 +166,7 @@ def test_pooling_sums_rows_per_key_with_their_interval() -> None:
     pooled = pool_bit_errors(rows, lambda r: r["k"])
     assert list(pooled) == ["a", "b"]
     (a, n_a), (b, n_b) = pooled["a"], pooled["b"]
+    assert n_b == 1
     assert (a.bits, a.errors_0to1, a.errors_1to0, n_a) == (200, 1, 3, 2)
     cols = a.rate_columns()
     assert cols["rber"] == 4 / 200 and cols["rber_low"] < 0.02 < cols["rber_high"]
