@@ -29,6 +29,9 @@ set rtl_sources {
     nandlab_pattern_gen.sv
     nandlab_err_counter.sv
     nandlab_udiv.sv
+    nandlab_seq_decode.sv
+    nandlab_seq_bus.sv
+    nandlab_seq_rsp.sv
     nandlab_seq.sv
     nandlab_onfi_phy.sv
     nandlab_timing_sel.sv
