@@ -59,13 +59,13 @@ def check_same(cached: CellArray, plain: CellArray, wl: int = WL, n: int = 3) ->
 
 
 def drift_key(a: CellArray, wl: int = WL) -> tuple[object, ...]:
-    return a._drift[(BLOCK, wl)][0]
+    return a._drift.entries[(BLOCK, wl)][0]
 
 
 def test_cached_sense_matches_uncached(mlc: Profile) -> None:
     cached, plain = twins(mlc)
     check_same(cached, plain, n=20)
-    assert (BLOCK, WL) in cached._drift and not plain._drift
+    assert (BLOCK, WL) in cached._drift.entries and not plain._drift.entries
 
 
 def test_cached_sense_draws_fresh_noise(mlc: Profile) -> None:
@@ -88,11 +88,11 @@ def test_stale_cache_would_be_caught(mlc: Profile) -> None:
     """The twin check is sharp: an out-of-date drift entry differs in many bits."""
     cached, plain = twins(mlc)
     check_same(cached, plain)
-    stale = cached._drift[(BLOCK, WL)]
+    stale = cached._drift.entries[(BLOCK, WL)]
     for a in (cached, plain):
         a.bake(85.0, 500.0)
     cached.sense(BLOCK, WL, REF_MV, False)
-    cached._drift[(BLOCK, WL)] = (drift_key(cached), stale[1].copy())  # force the old drift
+    cached._drift.entries[(BLOCK, WL)] = (drift_key(cached), stale[1].copy())  # force the old drift
     got, want = cached.sense(BLOCK, WL, REF_MV, False), plain.sense(BLOCK, WL, REF_MV, False)
     assert differing_bits(got, want) > 100 * MAX_ROUNDING_BITS
 
@@ -158,9 +158,9 @@ def test_own_reads_keep_the_cache(mlc: Profile) -> None:
     """Reads of the WL itself disturb only the other WLs: the entry stays valid."""
     cached, plain = twins(mlc)
     check_same(cached, plain)
-    entry = cached._drift[(BLOCK, WL)]
+    entry = cached._drift.entries[(BLOCK, WL)]
     check_same(cached, plain, n=5)
-    assert cached._drift[(BLOCK, WL)] is entry
+    assert cached._drift.entries[(BLOCK, WL)] is entry
 
 
 def test_erased_wl_cached(mlc: Profile) -> None:
@@ -170,4 +170,4 @@ def test_erased_wl_cached(mlc: Profile) -> None:
         got = cached.sense(BLOCK, 40, -1500.0, False)
         want = plain.sense(BLOCK, 40, -1500.0, False)
         assert differing_bits(got, want) <= MAX_ROUNDING_BITS
-    assert (BLOCK, 40) in cached._drift
+    assert (BLOCK, 40) in cached._drift.entries

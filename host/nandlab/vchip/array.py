@@ -10,19 +10,17 @@ busy time the die should report; `bake` and `elapse` move retention age only.
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from nandlab.errors import AddressError, ProfileError, RangeError
 from nandlab.profiles.model import Profile
+from nandlab.vchip import array_image
 from nandlab.vchip import physics as ph
+from nandlab.vchip.array_image import DieImage
+from nandlab.vchip.cells import Block, StateMap, WordLine, page_data
 from nandlab.vchip.kernel import (
     drift_kernel,
     mws_kernel,
@@ -32,11 +30,9 @@ from nandlab.vchip.kernel import (
     sense_kernel,
 )
 from nandlab.vchip.physics import IsppTune
+from nandlab.vchip.sensing import DriftCache, ReadNoise
 
-_IMAGE_FORMAT = 1
-_RTN_TABLE_SIZE = 1 << 21
 _NO_CELLS = np.empty(0, dtype=np.int16)
-_DRIFT_CACHE_WLS = 4
 
 
 @dataclass(frozen=True)
@@ -47,29 +43,6 @@ class ArrayResult:
     ok: bool
     busy_us: float
     loops: int = 0
-
-
-@dataclass
-class _WordLine:
-    vth: np.ndarray  # int16 mV
-    personality: np.ndarray  # int8
-    level: np.ndarray  # uint8 target state
-    pages: set[int]  # page types written since the block's last erase
-    programs: int  # program operations since the last erase (keys the ISPP draw)
-    age_h: float  # array retention age at the last program
-    reads_base: int  # block read count at the last program
-
-
-@dataclass
-class _Block:
-    pec: int = 0  # P/E cycles = erases so far (keys the erased-state draw)
-    slc: bool | None = None  # mode of the data since the last erase
-    mlc: bool = False  # native-mode data written in the MLC mode (physics.mlc)
-    reads: int = 0  # sensings since the last erase
-    erase_age_h: float = 0.0
-    own_reads: dict[int, int] = field(default_factory=dict)  # per WL, since its program
-    wls: dict[int, _WordLine] = field(default_factory=dict)
-    version: int = 0  # bumped by every change to a stored Vth (program, erase, wear)
 
 
 class CellArray:
@@ -96,29 +69,15 @@ class CellArray:
         self._nbytes = g.page_bytes + g.spare_bytes
         self._bits = g.bits_per_cell
         self._age_h = 0.0
-        self._blocks: dict[int, _Block] = {}
+        self._blocks: dict[int, Block] = {}
         self._bad = ph.factory_bad_blocks(self._phys, self.seed, self.chip, g.blocks)
-        self._noise = np.random.Generator(
-            np.random.PCG64(np.random.SeedSequence([self.seed, self.chip, ph.Stream.READ_NOISE]))
-        )
-        self._rtn: np.ndarray | None = None  # RTN table and sense buffer: made on first sense
-        self._rtn_size = max(_RTN_TABLE_SIZE, 2 * self._cells)
-        self._buf = np.empty(0, dtype=np.bool_)
-        # (block, wl) -> (key, drifted Vth float32): see `sense`
-        self._drift: dict[tuple[int, int], tuple[tuple[Any, ...], np.ndarray]] = {}
-        codes = [int(sum(b << p for p, b in enumerate(c))) for c in g.gray_code]
-        self._native = _StateMap(codes, self._bits, self._phys.verify_mV)
-        self._slc_map = _StateMap([1, 0], 1, [self._phys.slc_verify_mV])
+        self._noise = ReadNoise(self.seed, self.chip, self._cells)
+        self._buf = np.empty(0, dtype=np.bool_)  # sense buffer: made on first sense
+        self._drift = DriftCache(self._cells)
+        self._native = StateMap.gray(g.gray_code, self._phys.verify_mV)
+        self._slc_map = StateMap([1, 0], 1, [self._phys.slc_verify_mV])
         mlc = self._phys.mlc
-        self._mlc_map = (
-            _StateMap(
-                [int(sum(b << p for p, b in enumerate(c))) for c in mlc.gray_code],
-                2,
-                mlc.verify_mV,
-            )
-            if mlc is not None
-            else None
-        )
+        self._mlc_map = StateMap.gray(mlc.gray_code, mlc.verify_mV) if mlc is not None else None
 
     # -- geometry --------------------------------------------------------------
 
@@ -131,10 +90,10 @@ class CellArray:
         if not 0 <= wl < self._wls_n:
             raise AddressError(f"word line {wl} out of range 0..{self._wls_n - 1}")
 
-    def _block(self, block: int) -> _Block:
+    def _block(self, block: int) -> Block:
         blk = self._blocks.get(block)
         if blk is None:
-            blk = self._blocks[block] = _Block()
+            blk = self._blocks[block] = Block()
         return blk
 
     # -- status ---------------------------------------------------------------
@@ -219,7 +178,7 @@ class CellArray:
         )
         return cycles * per_wl * self.profile.geometry.wls_per_block + erase_us
 
-    def _reset_block(self, blk: _Block, pec: int) -> None:
+    def _reset_block(self, blk: Block, pec: int) -> None:
         blk.version += 1
         blk.pec = pec
         blk.slc = None
@@ -254,7 +213,7 @@ class CellArray:
             raise ProfileError(f"profile {self.profile.name} has no physics.mlc (MLC mode)")
         smap = self._slc_map if slc else (self._mlc_map if mlc else self._native)
         assert smap is not None
-        data = self._check_pages(pages, smap.bits)
+        data = page_data(pages, smap.bits, self._nbytes)
         t = self.profile.timing
         blk = self._blocks.get(block)
         if self._bad[block] or (
@@ -267,9 +226,8 @@ class CellArray:
         cells = self._cells
         w = blk.wls.get(wl)
         if w is None:
-            old_vth = ph.erased_vth(phys, self.seed, self.chip, block, wl, blk.pec, cells)
-            pers = ph.personality(self.seed, self.chip, block, wl, cells)
-            w = _WordLine(old_vth, pers, np.zeros(cells, np.uint8), set(), 0, 0.0, 0)
+            old_vth, pers = self._wl_cells(block, wl, blk, None)
+            w = WordLine(old_vth, pers, np.zeros(cells, np.uint8), set(), 0, 0.0, 0)
         below = blk.wls.get(wl - self._sub_blocks) if wl >= self._sub_blocks else None
         packed = np.zeros((smap.bits, self._nbytes), dtype=np.uint8)
         for ptype, buf in data.items():
@@ -329,21 +287,6 @@ class CellArray:
         blk.mlc = mlc
         return ArrayResult(True, busy, loops)
 
-    def _check_pages(self, pages: dict[int, np.ndarray], bits: int) -> dict[int, np.ndarray]:
-        if not pages:
-            raise RangeError("program needs at least one page")
-        out: dict[int, np.ndarray] = {}
-        for ptype, buf in pages.items():
-            if not 0 <= ptype < bits:
-                raise AddressError(f"page type {ptype} out of range 0..{bits - 1}")
-            arr = np.asarray(buf, dtype=np.uint8)
-            if arr.shape != (self._nbytes,):
-                raise RangeError(
-                    f"page data of {arr.size} bytes: a page with spare is {self._nbytes} bytes"
-                )
-            out[ptype] = arr
-        return out
-
     def sense(
         self, block: int, wl: int, ref_mV: float, slc: bool, strobe_us: float | None = None
     ) -> np.ndarray:
@@ -360,43 +303,25 @@ class CellArray:
         if self._bad[block]:
             return ph.bad_block_data(self.seed, self.chip, block, wl, self._nbytes)
         blk = self._block(block)
-        own = blk.own_reads.get(wl, 0)
-        w = blk.wls.get(wl)
-        if w is not None:
-            age = self._age_h - w.age_h
-            others = blk.reads - w.reads_base - own
-        else:
-            age = self._age_h - blk.erase_age_h
-            others = blk.reads - own
-        c = ph.sense_coefficients(self._phys, blk.pec, age, others)
+        w, c = self._history(blk, wl)
         blk.reads += 1
-        blk.own_reads[wl] = own + 1
         # the RTN offset is drawn even when unused, so the noise stream does not
         # depend on which shortcut a read took
-        off = int(self._noise.integers(0, self._rtn_size - self._cells + 1))
+        off = self._noise.offset()
         if w is None and self._phys.stuck_cell_rate == 0.0:
             lo, hi = ph.erased_eff_bounds(self._phys, blk.pec, c)
             if ref_mV > hi or ref_mV < lo:  # every cell answers the same
                 return np.full(self._nbytes, 0xFF if ref_mV > hi else 0, dtype=np.uint8)
 
-        def cells() -> tuple[np.ndarray, np.ndarray]:
-            """Stored Vth and personality of the WL (an erased WL's drawn on demand)."""
-            if w is not None:
-                return w.vth, w.personality
-            return (
-                ph.erased_vth(self._phys, self.seed, self.chip, block, wl, blk.pec, self._cells),
-                ph.personality(self.seed, self.chip, block, wl, self._cells),
-            )
-
-        table = self._rtn_table()
+        table = self._noise.table
         if self._buf.shape[0] != self._cells:
             self._buf = np.empty(self._cells, dtype=np.bool_)
         rtn = table[off : off + self._cells]
         if self.sense_cache:
-            drifted = self._drifted(block, wl, blk, c, cells)
+            drifted = self._drifted(block, wl, blk, w, c)
             sense_drifted_kernel(drifted, rtn, self._buf, float(ref_mV), c.rtn_per_unit)
             return np.packbits(self._buf, bitorder="little")
-        vth, pers = cells()
+        vth, pers = self._wl_cells(block, wl, blk, w)
         sense_kernel(
             vth,
             pers,
@@ -413,36 +338,49 @@ class CellArray:
         )
         return np.packbits(self._buf, bitorder="little")
 
+    def _history(self, blk: Block, wl: int) -> tuple[WordLine | None, ph.SenseCoefficients]:
+        """The WL's stored state (None if erased) and the sense coefficients of its history
+        (retention age, reads of the block's other WLs); counts this sensing on the WL."""
+        own = blk.own_reads.get(wl, 0)
+        w = blk.wls.get(wl)
+        if w is not None:
+            age, others = self._age_h - w.age_h, blk.reads - w.reads_base - own
+        else:
+            age, others = self._age_h - blk.erase_age_h, blk.reads - own
+        blk.own_reads[wl] = own + 1
+        return w, ph.sense_coefficients(self._phys, blk.pec, age, others)
+
+    def _wl_cells(
+        self, block: int, wl: int, blk: Block, w: WordLine | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Stored Vth and personality of the WL (an erased WL's drawn on demand)."""
+        if w is not None:
+            return w.vth, w.personality
+        return (
+            ph.erased_vth(self._phys, self.seed, self.chip, block, wl, blk.pec, self._cells),
+            ph.personality(self.seed, self.chip, block, wl, self._cells),
+        )
+
     def _drifted(
-        self,
-        block: int,
-        wl: int,
-        blk: _Block,
-        c: ph.SenseCoefficients,
-        cells: Callable[[], tuple[np.ndarray, np.ndarray]],
+        self, block: int, wl: int, blk: Block, w: WordLine | None, c: ph.SenseCoefficients
     ) -> np.ndarray:
-        """x - retention + read disturb of every cell of the WL (float32), as sense_kernel
-        computes it, kept for the WL while its key holds: the block's Vth version (program,
-        erase, wear), its P/E count and the sense coefficients, which carry the retention
-        age and the read-disturb count. A sweep of one WL pays the drift once; every
-        sensing still draws fresh RTN."""
+        """The WL's drifted Vth, cached while the block's Vth version (program, erase,
+        wear), its P/E count and the sense coefficients (retention age, read-disturb
+        count) hold."""
         key = (blk.version, blk.pec, c.x0_mV, c.ret_mean, c.ret_dev, c.ret_rise, c.rd_per_mV,
                c.vpass_mV)
-        hit = self._drift.get((block, wl))
-        if hit is not None and hit[0] == key:
-            return hit[1]
-        if hit is not None:
-            del self._drift[(block, wl)]
-            out = hit[1]
-        elif len(self._drift) >= _DRIFT_CACHE_WLS:
-            out = self._drift.pop(next(iter(self._drift)))[1]  # the oldest entry
-        else:
-            out = np.empty(self._cells, dtype=np.float32)
-        vth, pers = cells()
-        drift_kernel(vth, pers, out, c.x0_mV, c.ret_mean, c.ret_dev, c.ret_rise, c.rd_per_mV,
+
+        def fill(out: np.ndarray) -> None:
+            self._drift_into(self._wl_cells(block, wl, blk, w), c, out)
+
+        return self._drift.get((block, wl), key, fill)
+
+    @staticmethod
+    def _drift_into(
+        cells: tuple[np.ndarray, np.ndarray], c: ph.SenseCoefficients, out: np.ndarray
+    ) -> None:
+        drift_kernel(*cells, out, c.x0_mV, c.ret_mean, c.ret_dev, c.ret_rise, c.rd_per_mV,
                      c.vpass_mV)
-        self._drift[(block, wl)] = (key, out)
-        return out
 
     def sense_mws(
         self, groups: list[tuple[int, list[int]]], ref_mV: float, strobe_us: float
@@ -480,24 +418,11 @@ class CellArray:
         row_group = np.empty(len(rows), dtype=np.int32)
         for r, (block, wl) in enumerate(rows):
             blk = self._block(block)
-            own = blk.own_reads.get(wl, 0)
-            w = blk.wls.get(wl)
-            if w is not None:
-                age, others = self._age_h - w.age_h, blk.reads - w.reads_base - own
-                vth, pers = w.vth, w.personality
-            else:
-                age, others = self._age_h - blk.erase_age_h, blk.reads - own
-                vth = ph.erased_vth(self._phys, self.seed, self.chip, block, wl, blk.pec, cells)
-                pers = ph.personality(self.seed, self.chip, block, wl, cells)
-            c = ph.sense_coefficients(self._phys, blk.pec, age, others)
-            drift_kernel(
-                vth, pers, drifted[r], c.x0_mV, c.ret_mean, c.ret_dev, c.ret_rise, c.rd_per_mV,
-                c.vpass_mV
-            )
-            offs[r] = int(self._noise.integers(0, self._rtn_size - cells + 1))
+            w, c = self._history(blk, wl)
+            self._drift_into(self._wl_cells(block, wl, blk, w), c, drifted[r])
+            offs[r] = self._noise.offset()
             scale[r] = c.rtn_per_unit
             row_group[r] = keys[(block, wl % subs)]
-            blk.own_reads[wl] = own + 1
         for b in blocks:
             self._block(b).reads += 1
         unsel = np.zeros((len(keys), cells), dtype=np.float32)
@@ -522,7 +447,7 @@ class CellArray:
         out = np.empty(cells, dtype=np.bool_)
         mws_kernel(
             drifted,
-            self._rtn_table(),
+            self._noise.table,
             offs,
             scale,
             row_group,
@@ -536,11 +461,6 @@ class CellArray:
             float(strobe_us),
         )
         return np.packbits(out, bitorder="little")
-
-    def _rtn_table(self) -> np.ndarray:
-        if self._rtn is None:
-            self._rtn = ph.laplace_table(self.seed, self.chip, self._rtn_size)
-        return self._rtn
 
     # -- time -----------------------------------------------------------------
 
@@ -559,113 +479,20 @@ class CellArray:
 
     def save(self, path: Path) -> None:
         """Write the die image (.npz) crash-safely: temp file, fsync, atomic replace."""
-        path = Path(path)
-        arrays: dict[str, np.ndarray] = {}
-        blocks: dict[str, Any] = {}
-        for b, blk in self._blocks.items():
-            wls: dict[str, Any] = {}
-            for w_i, w in blk.wls.items():
-                arrays[f"b{b}_w{w_i}_vth"] = w.vth
-                arrays[f"b{b}_w{w_i}_pers"] = w.personality
-                arrays[f"b{b}_w{w_i}_level"] = w.level
-                wls[str(w_i)] = {
-                    "pages": sorted(w.pages),
-                    "programs": w.programs,
-                    "age_h": w.age_h,
-                    "reads_base": w.reads_base,
-                }
-            blocks[str(b)] = {
-                "pec": blk.pec,
-                "slc": blk.slc,
-                "reads": blk.reads,
-                "erase_age_h": blk.erase_age_h,
-                "own_reads": {str(k): v for k, v in blk.own_reads.items()},
-                "wls": wls,
-            } | ({"mlc": True} if blk.mlc else {})
-        meta = {
-            "format": _IMAGE_FORMAT,
-            "profile": self.profile.name,
-            "seed": self.seed,
-            "chip": self.chip,
-            "age_h": self._age_h,
-            "noise": self._noise.bit_generator.state,
-            "blocks": blocks,
-        }
-        arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez(f, **arrays)  # type: ignore[arg-type]
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-            _fsync_dir(path.parent)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        array_image.write(
+            Path(path),
+            DieImage(
+                self.profile.name, self.seed, self.chip, self._age_h,
+                dict(self._noise.generator.bit_generator.state), self._blocks,
+            ),
+        )
 
     @classmethod
     def load(cls, path: Path, profile: Profile) -> CellArray:
         """Open a die image written by `save` for the same profile."""
-        with np.load(Path(path), allow_pickle=False) as z:
-            meta = json.loads(z["meta"].tobytes().decode())
-            if meta.get("format") != _IMAGE_FORMAT:
-                raise ProfileError(f"{path}: unknown die image format {meta.get('format')}")
-            if meta["profile"] != profile.name:
-                raise ProfileError(
-                    f"{path}: die image of profile {meta['profile']}, not {profile.name}"
-                )
-            arr = cls(profile, meta["seed"], meta["chip"])
-            arr._age_h = float(meta["age_h"])
-            arr._noise.bit_generator.state = meta["noise"]
-            for b_s, bm in meta["blocks"].items():
-                b = int(b_s)
-                blk = _Block(
-                    pec=int(bm["pec"]),
-                    slc=bm["slc"],
-                    mlc=bool(bm.get("mlc", False)),
-                    reads=int(bm["reads"]),
-                    erase_age_h=float(bm["erase_age_h"]),
-                    own_reads={int(k): int(v) for k, v in bm["own_reads"].items()},
-                )
-                for w_s, wm in bm["wls"].items():
-                    blk.wls[int(w_s)] = _WordLine(
-                        vth=z[f"b{b}_w{w_s}_vth"],
-                        personality=z[f"b{b}_w{w_s}_pers"],
-                        level=z[f"b{b}_w{w_s}_level"],
-                        pages=set(wm["pages"]),
-                        programs=int(wm["programs"]),
-                        age_h=float(wm["age_h"]),
-                        reads_base=int(wm["reads_base"]),
-                    )
-                arr._blocks[b] = blk
+        image = array_image.read(Path(path), profile.name)
+        arr = cls(profile, image.seed, image.chip)
+        arr._age_h = image.age_h
+        arr._noise.generator.bit_generator.state = image.noise_state
+        arr._blocks = image.blocks
         return arr
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make a rename in `folder` durable (POSIX; a no-op where directories cannot be opened)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-class _StateMap:
-    """Gray code of one mode: page bits -> lowest consistent state, state -> verify."""
-
-    def __init__(self, codes: list[int], bits: int, verify_mV: list[float]) -> None:
-        self.bits = bits
-        self.codes = np.array(codes, dtype=np.uint8)
-        self.verify = np.array([0.0, *verify_mV], dtype=np.float32)
-        # lowest[mask][key]: lowest state whose bits under `mask` equal `key`
-        n = 1 << bits
-        self.lowest = np.zeros((n, n), dtype=np.uint8)
-        for mask in range(n):
-            for key in range(n):
-                hits = [s for s, c in enumerate(codes) if (c & mask) == key]
-                self.lowest[mask, key] = hits[0] if hits else 0
