@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from click.testing import Result
+from nandlab.dataset import read_measurements
 
 
-def test_compute_mcflash_json(run_json: Callable[..., Any]) -> None:
+def test_compute_mcflash_json(run_json: Callable[..., Any], tmp_path: Path) -> None:
     doc = run_json(
         "compute",
         "sim://mlc-64l?seed=4",
@@ -22,12 +25,21 @@ def test_compute_mcflash_json(run_json: Callable[..., Any]) -> None:
         "--scheme",
         "mcflash",
         "--yes",
+        "--out",
+        str(tmp_path),
     )
     (r,) = doc["runs"]
     assert r["bit_errors"] == 0 and r["plan"]["sensings"] == 1
+    rows = read_measurements(doc["run_dir"]).to_pylist()
+    (row,) = [x for x in rows if x["operation"] == "expression"]
+    assert row["scheme"] == "mcflash" and row["expression"] == "A & B"
+    assert row["bits"] == doc["bits"] and row["errors_0to1"] + row["errors_1to0"] == 0
+    assert json.loads(row["detail"])["plan"]["ops"] == r["plan"]["ops"]
+    ledger = run_json("ledger", "sim://mlc-64l?seed=4")
+    assert {"block": 100, "pec": 1, "fast_forwarded_cycles": 0} in ledger["blocks"]
 
 
-def test_compute_every_scheme(run_json: Callable[..., Any]) -> None:
+def test_compute_every_scheme(run_json: Callable[..., Any], tmp_path: Path) -> None:
     doc = run_json(
         "compute",
         "sim://mlc-planar?seed=4",
@@ -42,6 +54,8 @@ def test_compute_every_scheme(run_json: Callable[..., Any]) -> None:
         "(A | B) & ~C",
         "--allow-test-mode",
         "--yes",
+        "--out",
+        str(tmp_path),
     )
     assert {r["scheme"] for r in doc["runs"]} >= {"mcflash", "parabit"}
     assert all(r["bit_errors"] == 0 for r in doc["runs"] if "error" not in r)

@@ -1,7 +1,10 @@
-"""`nandlab compute`: store operands and evaluate a bitwise expression in flash."""
+"""`nandlab compute`: store operands and evaluate a bitwise expression in flash, as a campaign
+of one `expression` step on the store block."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import click
@@ -10,15 +13,15 @@ from rich.table import Table
 from nandlab.cli.common import (
     fresh_option,
     json_option,
-    open_chip,
+    out_option,
     parse_int,
     print_json,
     require_yes,
     stdout_console,
     yes_option,
 )
+from nandlab.cli.oneoff import RUN_OUT_HELP, run_one_off
 from nandlab.errors import UsageError
-from nandlab.schemes.base import PageLoc
 
 
 def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
@@ -79,6 +82,7 @@ def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
 )
 @click.option("--pec", default=0, show_default=True, help="P/E count the MCFlash offsets assume.")
 @click.option("--show-bits", default=0, show_default=True, help="Print the first N result bits.")
+@out_option(Path("runs"), RUN_OUT_HELP)
 @fresh_option
 @yes_option
 @json_option
@@ -94,6 +98,7 @@ def compute(
     variant: str,
     pec: int,
     show_bits: int,
+    out: Path,
     fresh: bool,
     yes: bool,
     as_json: bool,
@@ -107,44 +112,42 @@ def compute(
     Example: nandlab compute sim://mlc-64l --store A=random:1 --store B=random:2
     --expr "A & B" --scheme mcflash --yes
     """
-    from nandlab.schemes.compute import compute as run_compute
-    from nandlab.schemes.compute import read_operands, store_operands
-
     specs = _pairs(stores, "--store")
-    locs = {n: PageLoc.parse(v) for n, v in _pairs(located, "--operand").items()}
-    both = set(specs) & set(locs)
-    if both:
-        raise UsageError(f"operand {', '.join(sorted(both))} is both stored and located")
+    locs = _pairs(located, "--operand")
     require_yes(yes, "compute (it programs operands and erases scratch blocks)")
     store_block = parse_int(block, "--block", 0, 1 << 20)
     scratch_blocks = [
         parse_int(b, "--scratch", 0, 1 << 20) for b in scratch.split(",") if b.strip()
     ]
-    if store_block in scratch_blocks:
-        raise UsageError(f"block {store_block} is both the store block and a scratch block")
-    names = None if scheme == "all" else [s.strip() for s in scheme.split(",")]
-    with open_chip(url, fresh) as (_, chip):
-        operands = {}
-        if specs:
-            layout = names[0] if names else "mcflash"
-            operands.update(store_operands(chip, specs, block=store_block, scheme=layout))
-        if locs:
-            operands.update(read_operands(chip, locs))
-        report = run_compute(
-            chip,
-            text,
-            operands,
-            schemes=names,
-            scratch=scratch_blocks,
-            allow_test_mode=allow_test_mode,
-            variant=variant,
-            pec=pec,
-        )
-    doc = report.to_dict()
-    if show_bits:
-        for run, d in zip(report.runs, doc["runs"], strict=True):
-            if run.result is not None:
-                d["first_bits"] = "".join(map(str, run.result.bits[:show_bits].tolist()))
+    options: dict[str, Any] = {"variant": variant, "pec": pec}
+    if allow_test_mode:
+        options["allow_test_mode"] = True
+    step = {
+        "expr": text,
+        "store": specs,
+        "located": locs,
+        "schemes": [] if scheme == "all" else [s.strip() for s in scheme.split(",")],
+        "scratch": scratch_blocks,
+        "options": options,
+        "show_bits": show_bits,
+    }
+    campaign = {
+        "name": "compute",
+        "bench": url,
+        "fresh": fresh,
+        "blocks": [store_block],
+        "steps": [{"expression": step}],
+    }
+    run = run_one_off(campaign, out, command="nandlab compute", progress=False, report=False)
+    details = [json.loads(r["detail"]) for r in run.rows if r.get("operation") == "expression"]
+    reference = ("reference_bits", "reference_ones")
+    doc = {
+        "expression": text,
+        "bits": details[0]["reference_bits"],
+        "reference_ones": details[0]["reference_ones"],
+        "runs": [{k: v for k, v in d.items() if k not in reference} for d in details],
+        "run_dir": str(run.run_dir),
+    }
     if as_json:
         print_json(doc)
         return
@@ -198,3 +201,4 @@ def _print(doc: dict[str, Any]) -> None:
             console.print(f"  note: {n}")
         if "first_bits" in run:
             console.print(f"  first bits: {run['first_bits']}")
+    console.print(f"dataset: {doc['run_dir']}")

@@ -81,6 +81,8 @@ COLUMNS: dict[str, pa.DataType] = {
     "scheme": pa.string(),
     "expression": pa.string(),
     "sensings": pa.int32(),
+    # expression steps (nandlab compute): the scheme's plan, or why it cannot run, as JSON
+    "detail": pa.string(),
 }
 SCHEMA = pa.schema(list(COLUMNS.items()))
 
