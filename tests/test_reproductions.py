@@ -195,3 +195,18 @@ def test_mws_timing_port_gives_the_old_scripts_row() -> None:
     read, mws = measure_intra_block(chip, 2, 1, 12, {}, Search())
     assert read["latency_us"] == 22.5
     assert (mws["latency_us"], mws["bits"]) == (old["latency_us"], old["bits"])
+
+
+def test_report_names_a_missing_analysis(
+    run: Callable[..., Result], tmp_path: Path
+) -> None:
+    campaign = tmp_path / "c.yaml"
+    campaign.write_text(
+        "name: c\nbench: sim://mlc-planar?seed=2\nfresh: true\nblocks: [20]\n"
+        "steps:\n  - cycle: {pec: 1}\nanalysis: gone.py\n"
+    )
+    out = tmp_path / "runs"
+    assert run("run", str(campaign), "--out", str(out), "--run-id", "c").exit_code == 0
+    result = run("report", str(out / "c"))
+    assert result.exit_code == 2
+    assert f"the campaign's analysis {tmp_path / 'gone.py'} is missing" in result.stderr
