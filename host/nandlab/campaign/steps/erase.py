@@ -10,6 +10,16 @@ from nandlab.campaign.unit import Unit
 from nandlab.characterize.common import op_row
 
 
+def erased_once(unit: Unit, ctx: Context, *, ready: bool) -> None:
+    """The unit's block after one more erase: P/E + 1, no data; `ready` for a program step
+    (False when the unit writes data of its own that later steps cannot regenerate)."""
+    b = ctx.block(unit)
+    assert unit.ce is not None and unit.block is not None
+    ctx.blocks[(unit.ce, unit.block)] = BlockState(
+        pec=b.pec + 1, fast_forwarded_cycles=b.fast_forwarded_cycles, erased=ready
+    )
+
+
 class EraseStep(Strict):
     """Erase each block once; its P/E count (chip ledger) goes up by one."""
 
@@ -19,18 +29,18 @@ class Erase(StepKind[EraseStep]):
     model = EraseStep
 
     def apply(self, unit: Unit, ctx: Context) -> None:
-        b = ctx.block(unit)
-        assert unit.ce is not None and unit.block is not None
-        ctx.blocks[(unit.ce, unit.block)] = BlockState(
-            pec=b.pec + 1, fast_forwarded_cycles=b.fast_forwarded_cycles, erased=True
-        )
+        erased_once(unit, ctx, ready=True)
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         assert unit.block is not None
         result = at.chip.erase_block(unit.block)
         base = {**base_row(unit, self.after(unit, ctx), at.chip_id), "block": unit.block}
         row = op_row(
-            ctx.profile, "erase", result.busy_ns, base, status=result.status,
+            ctx.profile,
+            "erase",
+            result.busy_ns,
+            base,
+            status=result.status,
             energy_measured=False,
         )
         return Outcome([row], ledger=[{"kind": "cycle", "pec_delta": 1, "fast_forwarded": 0}])

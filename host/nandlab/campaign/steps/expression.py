@@ -18,13 +18,13 @@ from nandlab.analysis import cell_bit_errors
 from nandlab.campaign.fields import Strict
 from nandlab.campaign.steps.base import (
     At,
-    BlockState,
     Context,
     Outcome,
     StepKind,
     UnitError,
     base_row,
 )
+from nandlab.campaign.steps.erase import erased_once
 from nandlab.campaign.unit import Unit
 from nandlab.errors import UsageError
 
@@ -94,11 +94,7 @@ class Expression(StepKind[ExpressionStep]):
                 "a scheme would erase its data; choose scratch blocks outside blocks:"
             )
         if p.store:
-            b = ctx.block(unit)
-            # the operands are not a pattern later steps could regenerate
-            ctx.blocks[(unit.ce, unit.block)] = BlockState(
-                pec=b.pec + 1, fast_forwarded_cycles=b.fast_forwarded_cycles
-            )
+            erased_once(unit, ctx, ready=False)
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         from nandlab.schemes.base import PageLoc

@@ -4,8 +4,6 @@ or command); nothing runs on the chip, later steps measure that data. What `nand
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field, field_validator
 
 from nandlab.campaign.fields import Mode, Strict, WlList, check_pattern, parse_wl_list
@@ -24,11 +22,7 @@ class HoldsStep(Strict):
     mode: Mode = "native"
 
     _pattern = field_validator("pattern")(check_pattern)
-
-    @field_validator("wls", mode="before")
-    @classmethod
-    def _wls(cls, value: Any) -> list[int]:
-        return parse_wl_list(value)
+    _wls = field_validator("wls", mode="before")(parse_wl_list)
 
 
 class Holds(StepKind[HoldsStep]):
