@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from nandlab.analysis import BitErrors, LatencyStats, pool_bit_errors
+from nandlab.analysis import BitErrors, pool_bit_errors
 from nandlab.campaign.runner import read_meta
 from nandlab.campaign.schema import parse_campaign
 from nandlab.dataset.plots import bars, rber_vs_pec, rber_vs_retention, vth_histograms
 from nandlab.dataset.store import RunStore
-from nandlab.dataset.summary import _md_table, summary_markdown
+from nandlab.dataset.summary import _md_table, pooled_latency, summary_markdown
 from nandlab.dataset.writer import PLOTS, SUMMARY
 from nandlab.errors import UsageError
 from nandlab.paths import write_atomic
@@ -46,36 +46,6 @@ def rber_by_condition(rows: Sequence[Row]) -> list[dict[str, Any]]:
         {**dict(zip(names, k, strict=True)), **e.as_row(), "pages": n, **e.rate_columns()}
         for k, (e, n) in pool_bit_errors(rows, key).items()
     ]
-
-
-def op_stats(rows: Sequence[Row]) -> list[dict[str, Any]]:
-    """Latency and energy per (operation, page type, measured or estimated energy)."""
-    acc: dict[tuple[str, str, bool], list[tuple[float, float | None]]] = defaultdict(list)
-    for r in rows:
-        if r.get("operation") in ("read", "program", "erase") and r.get("latency_us") is not None:
-            key = (
-                str(r["operation"]),
-                str(r.get("page_type") or "-"),
-                bool(r.get("energy_measured")),
-            )
-            acc[key].append((float(r["latency_us"]), r.get("energy_uJ")))
-    out = []
-    for (op, pt, measured), v in sorted(acc.items()):
-        lat = LatencyStats.of(x[0] for x in v)
-        en = [float(x[1]) for x in v if x[1] is not None]
-        out.append(
-            {
-                "operation": op,
-                "page_type": pt,
-                "measured": measured,
-                "n": lat.n,
-                "mean_us": lat.mean_us,
-                "p99_us": lat.p99_us,
-                "max_us": lat.max_us,
-                "mean_uJ": sum(en) / len(en) if en else None,
-            }
-        )
-    return out
 
 
 def compute_by_condition(rows: Sequence[Row]) -> list[dict[str, Any]]:
@@ -200,7 +170,7 @@ def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
                 ],
             )
         )
-    stats = op_stats(rows)
+    stats = pooled_latency(rows, split_energy=True)
     if stats:
         parts += [
             "",
@@ -231,7 +201,7 @@ def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
                         f"{s['mean_us']:.1f}",
                         f"{s['p99_us']:.1f}",
                         f"{s['max_us']:.1f}",
-                        "-" if s["mean_uJ"] is None else f"{s['mean_uJ']:.3f}",
+                        "-" if s["mean_energy_uJ"] is None else f"{s['mean_energy_uJ']:.3f}",
                     ]
                     for s in stats
                 ],
@@ -372,7 +342,7 @@ def _plots(
                 f"{name}: latency by operation",
             )
         )
-        measured = [s for s in stats if s["mean_uJ"] is not None]
+        measured = [s for s in stats if s["mean_energy_uJ"] is not None]
         if measured:
             out.append(
                 bars(
@@ -380,7 +350,7 @@ def _plots(
                         f"{s['operation']} {s['page_type']}" + ("" if s["measured"] else " (est.)")
                         for s in measured
                     ],
-                    [s["mean_uJ"] for s in measured],
+                    [s["mean_energy_uJ"] for s in measured],
                     folder / "energy.png",
                     "mean energy per operation (µJ)",
                     f"{name}: energy by operation",

@@ -38,24 +38,29 @@ def pooled_rber(rows: Iterable[Row]) -> list[dict[str, Any]]:
     ]
 
 
-def pooled_latency(rows: Iterable[Row]) -> list[dict[str, Any]]:
-    """Mean / min / max latency (µs) and mean energy (µJ) per operation and page type."""
-    acc: dict[tuple[str, str], list[tuple[float, float | None]]] = defaultdict(list)
+def pooled_latency(rows: Iterable[Row], *, split_energy: bool = False) -> list[dict[str, Any]]:
+    """Latency statistics (µs) and mean energy (µJ) per operation and page type, in measuring
+    order; with `split_energy`, also per energy source (`measured`: a POWER window, else the
+    datasheet estimate), sorted."""
+    acc: dict[tuple[str, str, bool], list[tuple[float, float | None]]] = defaultdict(list)
     for r in rows:
         if r.get("operation") in ("read", "program", "erase") and r.get("latency_us") is not None:
-            key = (str(r["operation"]), str(r.get("page_type") or "-"))
+            measured = split_energy and bool(r.get("energy_measured"))
+            key = (str(r["operation"]), str(r.get("page_type") or "-"), measured)
             acc[key].append((float(r["latency_us"]), r.get("energy_uJ")))
     out = []
-    for (op, page_type), values in acc.items():
+    for (op, page_type, measured), values in sorted(acc.items()) if split_energy else acc.items():
         lat = LatencyStats.of(v[0] for v in values)
         energy = [float(v[1]) for v in values if v[1] is not None]
         out.append(
             {
                 "operation": op,
                 "page_type": page_type,
+                **({"measured": measured} if split_energy else {}),
                 "n": lat.n,
                 "mean_us": lat.mean_us,
                 "min_us": lat.min_us,
+                "p99_us": lat.p99_us,
                 "max_us": lat.max_us,
                 "mean_energy_uJ": sum(energy) / len(energy) if energy else None,
             }
