@@ -150,6 +150,22 @@ class StepKind(ABC, Generic[P]):
         assert unit.block is not None
         return DataBlock(unit.block, b, b.written)
 
+    def data_written(
+        self,
+        unit: Unit,
+        ctx: Context,
+        pattern: str,
+        mode: str,
+        scramble: bool = False,
+        inverse: bool = False,
+    ) -> DataSpec:
+        """The data a step writes with `pattern` in `mode` (its file read once); UnitError
+        for SLC mode on a part without one."""
+        if mode == "slc":
+            need_slc(ctx, unit)
+        load_pattern_file(ctx, pattern)
+        return data_spec(ctx, unit, pattern, scramble, inverse, mode_of(ctx.profile, mode))
+
     def bench_row(self, unit: Unit, chip_id: str, **values: Any) -> dict[str, Any]:
         """The row of a bench-wide step."""
         return {

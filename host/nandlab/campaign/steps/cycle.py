@@ -8,18 +8,7 @@ from dataclasses import replace
 from pydantic import Field, field_validator
 
 from nandlab.campaign.fields import Mode, Strict, check_pattern
-from nandlab.campaign.steps.base import (
-    At,
-    BlockState,
-    Context,
-    Outcome,
-    StepKind,
-    base_row,
-    data_spec,
-    load_pattern_file,
-    mode_of,
-    need_slc,
-)
+from nandlab.campaign.steps.base import At, BlockState, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.common import op_row
 from nandlab.characterize.readback import energy_row, page_address, page_data, page_types
@@ -66,9 +55,7 @@ class Cycle(StepKind[CycleStep]):
         ctx.blocks[(unit.ce, unit.block)] = BlockState(
             pec=p.pec, fast_forwarded_cycles=b.fast_forwarded_cycles + ff, erased=True
         )
-        if p.mode == "slc":
-            need_slc(ctx, unit)
-        load_pattern_file(ctx, p.pattern)
+        self.data_written(unit, ctx, p.pattern, p.mode)
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         p = self.params(unit)
@@ -76,10 +63,10 @@ class Cycle(StepKind[CycleStep]):
         chip, block = at.chip, unit.block
         before = ctx.block(unit).pec
         needed = p.pec - before
-        slc = mode_of(ctx.profile, p.mode)
+        spec = self.data_written(unit, ctx, p.pattern, p.mode)
+        slc = spec.slc
         ff = fast_forwarded(p, before, ctx.fast_forward)
         ff_ns = at.bench.wear.fast_forward_wear(unit.ce, block, ff, slc=slc) if ff else 0
-        spec = data_spec(ctx, unit, p.pattern, False, False, slc)
         real = needed - 1 - ff
         geo = ctx.profile.geometry
         for cycle in range(real):

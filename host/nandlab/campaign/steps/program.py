@@ -8,17 +8,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from nandlab.campaign.fields import Mode, Strict, WlList, check_pattern, parse_wl_list
-from nandlab.campaign.steps.base import (
-    At,
-    Context,
-    Outcome,
-    StepKind,
-    base_row,
-    data_spec,
-    load_pattern_file,
-    mode_of,
-    need_slc,
-)
+from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.readback import program_pages
 
@@ -59,11 +49,7 @@ class ProgramKind(StepKind[ProgramStep]):
         bad = [w for w in p.wls if not 0 <= w < geo.wls_per_block]
         if bad:
             raise self.refuse(unit, f"WL {bad[0]} outside 0..{geo.wls_per_block - 1}")
-        if p.mode == "slc":
-            need_slc(ctx, unit)
-        load_pattern_file(ctx, p.pattern)
-        slc = mode_of(ctx.profile, p.mode)
-        b.written = data_spec(ctx, unit, p.pattern, p.scramble, p.inverse, slc)
+        b.written = self.data_written(unit, ctx, p.pattern, p.mode, p.scramble, p.inverse)
         if p.seed is not None:
             b.written = replace(b.written, seed=p.seed)
         b.wls = tuple(sorted(set(p.wls)))
