@@ -322,20 +322,7 @@ class CellArray:
             sense_drifted_kernel(drifted, rtn, self._buf, float(ref_mV), c.rtn_per_unit)
             return np.packbits(self._buf, bitorder="little")
         vth, pers = self._wl_cells(block, wl, blk, w)
-        sense_kernel(
-            vth,
-            pers,
-            rtn,
-            self._buf,
-            float(ref_mV),
-            c.x0_mV,
-            c.ret_mean,
-            c.ret_dev,
-            c.ret_rise,
-            c.rd_per_mV,
-            c.vpass_mV,
-            c.rtn_per_unit,
-        )
+        sense_kernel(vth, pers, rtn, self._buf, float(ref_mV), c.drift, c.rtn_per_unit)
         return np.packbits(self._buf, bitorder="little")
 
     def _history(self, blk: Block, wl: int) -> tuple[WordLine | None, ph.SenseCoefficients]:
@@ -367,20 +354,13 @@ class CellArray:
         """The WL's drifted Vth, cached while the block's Vth version (program, erase,
         wear), its P/E count and the sense coefficients (retention age, read-disturb
         count) hold."""
-        key = (blk.version, blk.pec, c.x0_mV, c.ret_mean, c.ret_dev, c.ret_rise, c.rd_per_mV,
-               c.vpass_mV)
+        key = (blk.version, blk.pec, c.drift)
 
         def fill(out: np.ndarray) -> None:
-            self._drift_into(self._wl_cells(block, wl, blk, w), c, out)
+            drift_kernel(*self._wl_cells(block, wl, blk, w), out, c.drift)
 
         return self._drift.get((block, wl), key, fill)
 
-    @staticmethod
-    def _drift_into(
-        cells: tuple[np.ndarray, np.ndarray], c: ph.SenseCoefficients, out: np.ndarray
-    ) -> None:
-        drift_kernel(*cells, out, c.x0_mV, c.ret_mean, c.ret_dev, c.ret_rise, c.rd_per_mV,
-                     c.vpass_mV)
 
     def sense_mws(
         self, groups: list[tuple[int, list[int]]], ref_mV: float, strobe_us: float
@@ -419,7 +399,7 @@ class CellArray:
         for r, (block, wl) in enumerate(rows):
             blk = self._block(block)
             w, c = self._history(blk, wl)
-            self._drift_into(self._wl_cells(block, wl, blk, w), c, drifted[r])
+            drift_kernel(*self._wl_cells(block, wl, blk, w), drifted[r], c.drift)
             offs[r] = self._noise.offset()
             scale[r] = c.rtn_per_unit
             row_group[r] = keys[(block, wl % subs)]

@@ -17,6 +17,25 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# Drift terms (one WL's sense coefficients, physics.SenseCoefficients.drift), in mV:
+# (x0, retention mean per mV above x0, retention deviation per sqrt(mV) per personality
+# unit, rise per mV below x0, read-disturb gain per mV below vpass, vpass).
+DriftTerms = tuple[float, float, float, float, float, float]
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def _drifted(x: np.float32, personality: np.float32, drift: DriftTerms) -> np.float32:
+    """x - retention + rise + read_disturb of one cell (float32): the deterministic part
+    of its effective Vth (see sense_kernel). Inlined: the scalar conversions are loop
+    invariants of the caller."""
+    x0_mV, ret_mean, ret_dev, ret_rise, rd_per_mV, vpass_mV = drift
+    zero = np.float32(0.0)
+    x0 = np.float32(x0_mV)
+    d = max(x - x0, zero)
+    loss = max(np.float32(ret_mean) * d + np.float32(ret_dev) * personality * np.sqrt(d), zero)
+    rise = np.float32(ret_rise) * max(x0 - x, zero)
+    return x - loss + rise + np.float32(rd_per_mV) * max(np.float32(vpass_mV) - x, zero)
+
 
 @njit(cache=True, fastmath=True)
 def sense_kernel(
@@ -25,12 +44,7 @@ def sense_kernel(
     rtn: np.ndarray,
     out: np.ndarray,
     ref_mV: float,
-    x0_mV: float,
-    ret_mean: float,
-    ret_dev: float,
-    ret_rise: float,
-    rd_per_mV: float,
-    vpass_mV: float,
+    drift: DriftTerms,
     rtn_per_unit: float,
 ) -> None:
     """out[i] = Vth_eff[i] < ref_mV (the cell conducts).
@@ -42,48 +56,20 @@ def sense_kernel(
     read_disturb = rd_per_mV * max(vpass - x, 0); rtn = rtn_per_unit * table slice.
     """
     ref = np.float32(ref_mV)
-    x0 = np.float32(x0_mV)
-    rm = np.float32(ret_mean)
-    rdev = np.float32(ret_dev)
-    rr = np.float32(ret_rise)
-    rd = np.float32(rd_per_mV)
-    vp = np.float32(vpass_mV)
     rs = np.float32(rtn_per_unit)
-    zero = np.float32(0.0)
     for i in range(vth.shape[0]):
-        x = np.float32(vth[i])
-        d = max(x - x0, zero)
-        loss = max(rm * d + rdev * np.float32(personality[i]) * np.sqrt(d), zero)
-        eff = x - loss + rr * max(x0 - x, zero) + rd * max(vp - x, zero) + rs * np.float32(rtn[i])
-        out[i] = eff < ref
+        eff = _drifted(np.float32(vth[i]), np.float32(personality[i]), drift)
+        out[i] = eff + rs * np.float32(rtn[i]) < ref
 
 
 @njit(cache=True, fastmath=True)
 def drift_kernel(
-    vth: np.ndarray,
-    personality: np.ndarray,
-    out: np.ndarray,
-    x0_mV: float,
-    ret_mean: float,
-    ret_dev: float,
-    ret_rise: float,
-    rd_per_mV: float,
-    vpass_mV: float,
+    vth: np.ndarray, personality: np.ndarray, out: np.ndarray, drift: DriftTerms
 ) -> None:
     """out[i] = x - retention + rise + read_disturb (float32): the deterministic part of
     sense_kernel's Vth_eff, the same terms in the same order."""
-    x0 = np.float32(x0_mV)
-    rm = np.float32(ret_mean)
-    rdev = np.float32(ret_dev)
-    rr = np.float32(ret_rise)
-    rd = np.float32(rd_per_mV)
-    vp = np.float32(vpass_mV)
-    zero = np.float32(0.0)
     for i in range(vth.shape[0]):
-        x = np.float32(vth[i])
-        d = max(x - x0, zero)
-        loss = max(rm * d + rdev * np.float32(personality[i]) * np.sqrt(d), zero)
-        out[i] = x - loss + rr * max(x0 - x, zero) + rd * max(vp - x, zero)
+        out[i] = _drifted(np.float32(vth[i]), np.float32(personality[i]), drift)
 
 
 @njit(cache=True, fastmath=True)

@@ -291,6 +291,12 @@ class SenseCoefficients:
     vpass_mV: float
     rtn_per_unit: float  # RTN mV per Laplace table unit
 
+    @property
+    def drift(self) -> tuple[float, float, float, float, float, float]:
+        """The terms of the deterministic Vth shift, in kernel.DriftTerms order."""
+        return (self.x0_mV, self.ret_mean, self.ret_dev, self.ret_rise, self.rd_per_mV,
+                self.vpass_mV)
+
 
 def sense_coefficients(
     phys: Physics, pec: int, age_h: float, other_reads: int
