@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nandlab.characterize.rber import measure_rber, program_wls, wl_pattern
+from nandlab.characterize.readback import DataSpec, measure_pages, program_pages, wl_data
 from nandlab.characterize.vth import measure_vth
 from nandlab.characterize.wear import cycle_block
 from nandlab.errors import AddressError, UsageError
@@ -25,13 +25,14 @@ def test_vth_histograms_are_ordered_and_offsets_restored(bench):
     block, wl = 11, 4
     calls = []
     chip.erase_block(block)
-    program_wls(chip, profile, block, [wl], seed=9)
+    spec = DataSpec("random", 9)
+    program_pages(chip, block, [wl], spec, {})
     result = measure_vth(
         chip,
         profile,
         block,
         wl,
-        wl_pattern(profile, block, wl, seed=9),
+        wl_data(profile, spec, block, wl),
         code_step=4,
         progress=lambda *a: calls.append(a),
     )
@@ -54,9 +55,10 @@ def test_rber_rows_count_every_bit(bench):
     wear = cycle_block(transport, chip, profile, 12, 2000)
     assert wear.fast_forwarded and wear.fast_forwarded_cycles == 1999
     assert wear.erase_row["operation"] == "erase" and wear.erase_row["latency_us"] > 0
-    written, program_rows = program_wls(chip, profile, 12, [0, 1], seed=3)
+    spec = DataSpec("random", 3)
+    program_rows = program_pages(chip, 12, [0, 1], spec, {})
     assert len(program_rows) == 4 and all(r["operation"] == "program" for r in program_rows)
-    rows = measure_rber(chip, profile, 12, written, base={"pec": 2000})
+    rows = measure_pages(chip, 12, [0, 1], spec, {"pec": 2000})
     rber = [r for r in rows if r["operation"] == "rber"]
     assert len(rber) == 4
     bits = (profile.geometry.page_bytes + profile.geometry.spare_bytes) * 8
@@ -68,5 +70,5 @@ def test_bad_requests_are_usage_errors(bench):
     transport, chip = bench
     with pytest.raises(UsageError, match="0..1000000"):
         cycle_block(transport, chip, chip.profile, 12, -1)
-    with pytest.raises(AddressError, match="allowed 0..63"):
-        program_wls(chip, chip.profile, 12, [64], seed=0)
+    with pytest.raises(AddressError):
+        program_pages(chip, 12, [64], DataSpec("random", 0), {})

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nandlab.characterize.rber import wl_pattern
+from nandlab.characterize.readback import DataSpec, wl_data
 from nandlab.characterize.vth import measure_vth
 from nandlab.onfi import Chip
 from nandlab.schemes.base import Plan
@@ -102,7 +102,7 @@ def measured_model(chip: Chip, block: int, pec: int) -> StateModel:
     hold random data), as a lab plans MCFlash on a worn part."""
     profile = chip.profile
     chip.transport.fast_forward_wear(0, block, pec)  # type: ignore[attr-defined]
-    pages = {wl: wl_pattern(profile, block, wl, seed=3) for wl in range(3)}
+    pages = {wl: wl_data(profile, DataSpec("random", 3), block, wl) for wl in range(3)}
     for wl, data in pages.items():
         for pt, page in data.items():
             chip.program_page(block, 2 * wl + pt, page, blank_check=False)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nandlab.analysis import cell_bit_errors, unpack_cells
-from nandlab.characterize.readback import DataSpec, page_address, page_data
+from nandlab.characterize.readback import DataSpec, page_address, page_data, wl_data
 from nandlab.characterize.vth import measure_vth
 from nandlab.errors import UsageError
 from nandlab.schemes.base import PageLoc, Scratch
@@ -92,12 +92,7 @@ def _read_bits(chip: Chip, loc: PageLoc) -> np.ndarray:
 
 def _state_model(chip: Chip, block: int, wl: int, spec: DataSpec) -> StateModel:
     """The states of WL `wl` of `block` (holding `spec`'s data) from a Vth sweep."""
-    profile = chip.profile
-    written = {
-        pt: page_data(profile, spec, block, wl, pt)
-        for pt in range(profile.geometry.bits_per_cell)
-    }
-    vth = measure_vth(chip, profile, block, wl, written)
+    vth = measure_vth(chip, chip.profile, block, wl, wl_data(chip.profile, spec, block, wl))
     return StateModel.from_vth(vth.states, f"Vth of b{block}/wl{wl}")
 
 

@@ -1,9 +1,8 @@
 """Program pages with a known pattern (native or SLC mode), read them back, count bit errors.
 
-Unlike `rber` (native mode, whole WLs), this serves campaign units: a page's
-data is regenerated from a `DataSpec` (pattern, seed, scrambler, inverse),
-the read may be in SLC mode, errors can be split per chunk of `chunk_bytes`,
-and program / read energy can be measured through the POWER window.
+A page's data is regenerated from a `DataSpec` (pattern, seed, scrambler, inverse), the
+read may be in SLC mode, errors can be split per chunk of `chunk_bytes`, and program /
+read energy can be measured through the POWER window.
 """
 
 from __future__ import annotations
@@ -24,6 +23,10 @@ if TYPE_CHECKING:
     from nandlab.profiles import Profile
 
 SCRAMBLE_STREAM = 0x5C
+STRING_CHECKER = "checker-string"
+"""Checkerboard along each WL and along each string (WL w's phase is (w // sub_blocks) % 2):
+every cell's neighbours on its WL and on its string hold the other value, the worst case
+for program interference in a 3D part (on a one-string part the same as `checker`)."""
 
 
 @dataclass(frozen=True)
@@ -56,8 +59,11 @@ def page_data(profile: Profile, spec: DataSpec, block: int, wl: int, page_type: 
         reps = -(-total // max(len(spec.file_data), 1))
         data = np.frombuffer((spec.file_data * reps)[:total], dtype=np.uint8).copy()
     else:
+        kind, phase = spec.pattern, wl
+        if kind == STRING_CHECKER:
+            kind, phase = "checker", wl // profile.geometry.sub_blocks
         data = np.frombuffer(
-            page_pattern(spec.pattern, total, seed=spec.seed, block=block, page=page, wl=wl),
+            page_pattern(kind, total, seed=spec.seed, block=block, page=page, wl=phase),
             dtype=np.uint8,
         ).copy()
     if spec.scramble:
@@ -67,6 +73,14 @@ def page_data(profile: Profile, spec: DataSpec, block: int, wl: int, page_type: 
         data ^= 0xFF
     data[profile.geometry.page_bytes] = 0xFF
     return data.tobytes()
+
+
+def wl_data(profile: Profile, spec: DataSpec, block: int, wl: int) -> dict[int, bytes]:
+    """The data of every page type of one native-mode WL (page type -> data + spare)."""
+    return {
+        pt: page_data(profile, spec, block, wl, pt)
+        for pt in range(profile.geometry.bits_per_cell)
+    }
 
 
 def program_pages(

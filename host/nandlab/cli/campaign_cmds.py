@@ -12,7 +12,7 @@ import numpy as np
 from nandlab.campaign.fields import parse_wl_list
 from nandlab.characterize.common import cell_states, page_type_names
 from nandlab.characterize.demo_campaign import DEMO_RETENTION, demo_campaign
-from nandlab.characterize.rber import wl_pattern
+from nandlab.characterize.readback import DataSpec, wl_data
 from nandlab.characterize.retention import parse_retention
 from nandlab.characterize.vth import StateHistogram
 from nandlab.characterize.wear import MAX_PEC
@@ -113,7 +113,7 @@ def vth(
         report=with_report,
     )
     profile = load_profile(run.meta["profile"])
-    written = cell_states(profile, wl_pattern(profile, block, wl, seed=seed))
+    written = cell_states(profile, wl_data(profile, DataSpec("random", seed), block, wl))
     cells = np.bincount(written, minlength=len(profile.geometry.gray_code))
     states = vth_states(run.rows, {f"L{s}": int(n) for s, n in enumerate(cells)})
     bin_mV = profile.read_offsets.step_mV * code_step

@@ -223,7 +223,7 @@ class Scheme(ABC):
     """An in-flash computing scheme bound to one chip.
 
     Subclasses set `name` (CLI name), `title`, and implement `unsupported`
-    (why the chip cannot run it, or None) and `run`.
+    (why the chip cannot run it, or None) and `evaluate`.
     """
 
     name: ClassVar[str]
@@ -248,11 +248,19 @@ class Scheme(ABC):
             )
         return {n: PageLoc(block, i) for i, n in enumerate(names)}
 
-    @abstractmethod
     def run(
         self, expr: Expr, operands: Mapping[str, PageLoc], scratch: Scratch, *, text: str = ""
     ) -> SchemeResult:
         """Evaluate `expr` over the stored operands; returns the bits and the plan."""
+        plan = Plan(self.name, text or str(expr))
+        bits = self.evaluate(expr, operands, scratch, plan)
+        return SchemeResult(self.name, plan.expression, bits, plan)
+
+    @abstractmethod
+    def evaluate(
+        self, expr: Expr, operands: Mapping[str, PageLoc], scratch: Scratch, plan: Plan
+    ) -> np.ndarray:
+        """The result bits of `expr`; every chip operation it runs goes into `plan`."""
 
 
 SCHEMES: dict[str, type[Scheme]] = {}

@@ -26,15 +26,7 @@ import numpy as np
 
 from nandlab.analysis import pack_cells, unpack_cells
 from nandlab.errors import UsageError
-from nandlab.schemes.base import (
-    PageLoc,
-    Plan,
-    Scheme,
-    SchemeResult,
-    Scratch,
-    chip_op,
-    register,
-)
+from nandlab.schemes.base import PageLoc, Plan, Scheme, Scratch, chip_op, register
 from nandlab.schemes.expr import Expr, Not, Op, Var
 from nandlab.schemes.flashcosmos import FcResult, FlashCosmos
 
@@ -71,13 +63,10 @@ class FlashCosmosScheme(Scheme):
             raise UsageError(f"{len(names)} operands do not fit one block: at most {len(order)}")
         return {n: PageLoc(block, order[i], True) for i, n in enumerate(names)}
 
-    def run(
-        self, expr: Expr, operands: Mapping[str, PageLoc], scratch: Scratch, *, text: str = ""
-    ) -> SchemeResult:
-        plan = Plan(self.name, text or str(expr))
-        lowering = _Lowering(self, operands, scratch, plan)
-        bits = lowering.evaluate(expr)
-        return SchemeResult(self.name, plan.expression, bits, plan)
+    def evaluate(
+        self, expr: Expr, operands: Mapping[str, PageLoc], scratch: Scratch, plan: Plan
+    ) -> np.ndarray:
+        return _Lowering(self, operands, scratch, plan).evaluate(expr)
 
 
 class _Lowering:

@@ -47,7 +47,7 @@ import numpy as np
 
 from nandlab.analysis import unpack_cells
 from nandlab.errors import UnsupportedCapability, UsageError
-from nandlab.schemes.base import PageLoc, Plan, Scheme, SchemeResult, Scratch, chip_op, register
+from nandlab.schemes.base import PageLoc, Plan, Scheme, Scratch, chip_op, register
 from nandlab.schemes.expr import Expr
 from nandlab.schemes.mcflash_model import EdgeCosts, StateModel
 from nandlab.schemes.mcflash_table1 import TABLE1, Table1Row
@@ -445,14 +445,12 @@ class McFlash(Scheme):
 
     # ------------------------------------------------------------ composition
 
-    def run(
-        self, expr: Expr, operands: Mapping[str, PageLoc], scratch: Scratch, *, text: str = ""
-    ) -> SchemeResult:
-        plan = Plan(self.name, text or str(expr))
-        runner = PairComposer(self, operands, scratch, plan)
-        bits = runner.evaluate(expr)
+    def evaluate(
+        self, expr: Expr, operands: Mapping[str, PageLoc], scratch: Scratch, plan: Plan
+    ) -> np.ndarray:
+        bits = PairComposer(self, operands, scratch, plan).evaluate(expr)
         self.reset_offsets(plan)
-        return SchemeResult(self.name, plan.expression, bits, plan)
+        return bits
 
 
 

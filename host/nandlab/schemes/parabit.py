@@ -30,15 +30,7 @@ from nandlab.analysis import unpack_cells
 from nandlab.errors import UnsupportedCapability, UsageError
 from nandlab.onfi.testmode import Step, TestMode, init_l1, init_l2, m1, m2, m3, sense
 from nandlab.onfi_spec.testmode import LatchOp
-from nandlab.schemes.base import (
-    PageLoc,
-    Plan,
-    Scheme,
-    SchemeResult,
-    Scratch,
-    chip_op,
-    register,
-)
+from nandlab.schemes.base import PageLoc, Plan, Scheme, Scratch, chip_op, register
 from nandlab.schemes.expr import Expr
 from nandlab.schemes.pairs import OPS, TT, PairComposer, PairValue
 
@@ -246,12 +238,10 @@ class ParaBit(Scheme):
         assert bits is not None
         return bits
 
-    def run(
-        self, expr: Expr, operands: Mapping[str, PageLoc], scratch: Scratch, *, text: str = ""
-    ) -> SchemeResult:
-        plan = Plan(self.name, text or str(expr))
-        bits = ParaBitComposer(self, operands, scratch, plan).evaluate(expr)
-        return SchemeResult(self.name, plan.expression, bits, plan)
+    def evaluate(
+        self, expr: Expr, operands: Mapping[str, PageLoc], scratch: Scratch, plan: Plan
+    ) -> np.ndarray:
+        return ParaBitComposer(self, operands, scratch, plan).evaluate(expr)
 
 
 _SYMMETRIC = {tt: name for name, tt in OPS.items()}
