@@ -153,8 +153,7 @@ class ArrayTarget(Target):
     def _read(self, block: int, page: int, *, slc: bool, column: int, length: int) -> PageRead:
         cycles = self.geometry.full_address(block, page, column)
         seq = core.page_read(self.sdr, cycles, length, self.timeouts.read)
-        what = f"READ block {block} page {page}"
-        results = self.run(self.array_op(seq, slc=slc, what="SLC read"), what)
+        results = self.run_array(seq, slc=slc, what=f"READ block {block} page {page}")
         data = data_records(results)[0]
         return PageRead(block, page, data, sum(busy_steps(results)), slc, column)
 
@@ -175,8 +174,8 @@ class ArrayTarget(Target):
         seq = vendor.soft_bit_read(
             self.sdr, sbr, geo.full_address(block, page), geo.total_bytes, self.timeouts.read
         )
-        results = self.run(self.array_op(seq, slc=False, what="soft-bit read"),
-                           f"SOFT-BIT READ block {block} page {page}")
+        what = f"SOFT-BIT READ block {block} page {page}"
+        results = self.run_array(seq, slc=False, what=what)
         return PageRead(block, page, data_records(results)[0], sum(busy_steps(results)))
 
     def check_soft_bit_delta(self, delta_code: int) -> None:
@@ -191,9 +190,14 @@ class ArrayTarget(Target):
 
     # -------------------------------------------------------- program, erase
 
-    def with_status(self, body: Program, *, slc: bool, what: str) -> Program:
-        """`body` as an SLC or native array operation, then READ STATUS."""
-        return self.array_op(body, slc=slc, what=what) + core.read_status(self.sdr)
+    def run_with_status(
+        self, body: Program, *, slc: bool, what: str, cache: bool = False
+    ) -> OpResult:
+        """Run `body` as an SLC or native array operation, then READ STATUS (after the SLC
+        exit); ChipStatusFail on FAIL (and FAILC with cache=True)."""
+        program = self.array_op(body, slc=slc, what=what) + core.read_status(self.sdr)
+        results = self.run(program, what)
+        return OpResult.of(self.check_status(results, what, cache=cache), results)
 
     def program_page(
         self,
@@ -217,8 +221,7 @@ class ArrayTarget(Target):
         what = f"PROGRAM block {block} page {page}" + (" (SLC)" if slc else "")
         cycles = geo.full_address(block, page)
         seq = core.page_program(self.sdr, cycles, data, self.timeouts.program)
-        results = self.run(self.with_status(seq, slc=slc, what="SLC program"), what)
-        return OpResult.of(self.check_status(results, what), results)
+        return self.run_with_status(seq, slc=slc, what=what)
 
     def copyback(
         self,
@@ -253,8 +256,7 @@ class ArrayTarget(Target):
             timeouts.read,
             timeouts.program,
         )
-        results = self.run(self.with_status(seq, slc=False, what="copyback"), what)
-        return OpResult.of(self.check_status(results, what), results)
+        return self.run_with_status(seq, slc=False, what=what)
 
     def erase_block(self, block: int, *, force: bool = False) -> OpResult:
         """ERASE (60h-D0h) one block. Refused on a factory-bad block unless force=True."""
@@ -263,8 +265,7 @@ class ArrayTarget(Target):
         self.refuse_bad([block], force, f"erase block {block}")
         what = f"ERASE block {block}"
         seq = core.erase(self.sdr, geo.row_bytes(block), self.timeouts.erase)
-        results = self.run(self.with_status(seq, slc=False, what="erase"), what)
-        return OpResult.of(self.check_status(results, what), results)
+        return self.run_with_status(seq, slc=False, what=what)
 
 
 def _unwritten_bit_table(gray_code: list[list[int]], page_type: int) -> np.ndarray:

@@ -81,10 +81,8 @@ class Chip(ArrayTarget):
         seq = core.cache_read(
             self.sdr, geo.full_address(block, first_page), count, n, self.timeouts.read
         )
-        results = self.run(
-            self.array_op(seq, slc=slc, what="SLC cache read"),
-            f"CACHE READ block {block} pages {first_page}..",
-        )
+        what = f"CACHE READ block {block} pages {first_page}.."
+        results = self.run_array(seq, slc=slc, what=what)
         datas, busys = data_records(results), list(busy_steps(results))
         # busys[0] is tR of the first page; busys[i + 1] precedes the output of page i.
         busys[1] += busys[0]
@@ -108,9 +106,7 @@ class Chip(ArrayTarget):
             self.t_ccs,
             self.timeouts.read,
         )
-        results = self.run(
-            self.array_op(seq, slc=slc, what="SLC multi-plane read"), "MULTI-PLANE READ"
-        )
+        results = self.run_array(seq, slc=slc, what="MULTI-PLANE READ")
         busy = sum(busy_steps(results))
         datas = data_records(results)
         return [PageRead(b, page, d, busy, slc) for b, d in zip(blocks, datas, strict=True)]
@@ -139,8 +135,7 @@ class Chip(ArrayTarget):
         what = f"CACHE PROGRAM block {block} pages {first_page}..{first_page + count - 1}"
         pages = [(geo.full_address(block, first_page + i), d) for i, d in enumerate(datas)]
         seq = core.cache_program(self.sdr, pages, self.timeouts.program)
-        results = self.run(self.with_status(seq, slc=slc, what="SLC cache program"), what)
-        return OpResult.of(self.check_status(results, what, cache=True), results)
+        return self.run_with_status(seq, slc=slc, what=what, cache=True)
 
     def program_multiplane(
         self,
@@ -164,8 +159,7 @@ class Chip(ArrayTarget):
         what = f"MULTI-PLANE PROGRAM blocks {', '.join(map(str, blocks))} page {page}"
         planes = [(geo.full_address(b, page), d) for b, d in zip(blocks, checked, strict=True)]
         seq = core.multiplane_program(self.sdr, planes, self.timeouts.program)
-        results = self.run(self.with_status(seq, slc=slc, what="SLC multi-plane program"), what)
-        return OpResult.of(self.check_status(results, what), results)
+        return self.run_with_status(seq, slc=slc, what=what)
 
     # ------------------------------------------------------------------ erase
 
@@ -176,5 +170,4 @@ class Chip(ArrayTarget):
         what = f"MULTI-PLANE ERASE blocks {', '.join(map(str, blocks))}"
         rows = [geo.row_bytes(b) for b in blocks]
         seq = core.multiplane_erase(self.sdr, rows, self.timeouts.erase)
-        results = self.run(self.with_status(seq, slc=False, what="multi-plane erase"), what)
-        return OpResult.of(self.check_status(results, what), results)
+        return self.run_with_status(seq, slc=False, what=what)

@@ -71,7 +71,7 @@ def _measure(
         raise UnsupportedCapability(
             f"energy measurement needs 'power', which bench {chip.transport.url} does not support"
         )
-    program = chip.array_op(body, slc=slc, what="SLC energy measurement")
+    program = chip.array_op(body, slc=slc, what=what)
     if op != "read":
         program += core.read_status(chip.sdr)
     results = chip.run(power.measured(program, period_ns), what)

@@ -201,9 +201,13 @@ class Target:
         the die in SLC mode.
         """
         if slc:
-            self.require("slc_mode", what)
+            self.require("slc_mode", f"SLC mode for {what}")
         profile = self.transport.profile
         return array_mode(profile.vendor.slc_mode if profile is not None else None, slc, body)
+
+    def run_array(self, body: Program, *, slc: bool, what: str) -> Results:
+        """Run `body` as an SLC or native array operation (`array_op`)."""
+        return self.run(self.array_op(body, slc=slc, what=what), what)
 
     def check_status(self, results: Results, what: str, *, cache: bool = False) -> int:
         """The last data record's status byte; ChipStatusFail on FAIL (and FAILC with cache=True,
