@@ -45,13 +45,17 @@ def _level(handle: Any) -> int | None:
 class AxisRules:
     """Records AXI-Stream handshake breaches on the interface `prefix`_t* of `dut`.
 
-    Sampled at every rising clock edge outside reset. `violations` lists them
+    Sampled at every rising clock edge outside reset (`rst` active high unless
+    rst_active_low). `violations` lists them
     as text (cycle, what changed); `check()` fails with the first few.
     """
 
-    def __init__(self, dut: Any, prefix: str, clk: Any, rst: Any) -> None:
+    def __init__(
+        self, dut: Any, prefix: str, clk: Any, rst: Any, *, rst_active_low: bool = False
+    ) -> None:
         self.name = prefix
         self.clk, self.rst = clk, rst
+        self.rst_off = 1 if rst_active_low else 0
         self.valid = getattr(dut, f"{prefix}_tvalid")
         self.ready = getattr(dut, f"{prefix}_tready")
         self.payload = {
@@ -69,7 +73,7 @@ class AxisRules:
         held: dict[str, int | None] | None = None  # payload offered but not taken
         for cycle in itertools.count():
             await RisingEdge(self.clk)
-            if _level(self.rst) != 0:
+            if _level(self.rst) != self.rst_off:
                 held = None
                 continue
             valid, ready = _level(self.valid), _level(self.ready)
