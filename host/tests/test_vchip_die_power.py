@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from test_vchip_die import MS, Host
 
+from nandlab.analysis import read_energy_uJ
 from nandlab.onfi_spec.opcodes import Cmd
 from nandlab.profiles import load_profile
 from nandlab.vchip.die import VirtualDie
-from nandlab.vchip.power import read_energy_uJ
 
 
 @pytest.fixture

@@ -28,26 +28,6 @@ import numpy as np
 from nandlab.profiles.model import Power
 
 
-def read_current(power: Power, busy_ns: int, setup_ns: int) -> list[tuple[int, float]]:
-    """Supply current of one array read over its R/B# low time, as (duration ns, mA) segments.
-
-    With `power.read_setup_mA` set, the first `setup_ns` (charge-pump ramp, WL and bitline
-    precharge: the profile's t_read_base_us) draw that current and the sensings after it
-    `read_mA`; else the whole read draws `read_mA`. The die's current log (`PowerLog.add_read`)
-    and the plans' energy estimates (`nandlab.schemes.base.chip_op`) both use this.
-    """
-    busy_ns = max(int(busy_ns), 0)
-    if power.read_setup_mA is None:
-        return [(busy_ns, power.read_mA)]
-    split = min(max(int(setup_ns), 0), busy_ns)
-    return [(split, power.read_setup_mA), (busy_ns - split, power.read_mA)]
-
-
-def read_energy_uJ(power: Power, busy_ns: int, setup_ns: int) -> float:
-    """Energy (µJ, at vcc_V) of one array read of `busy_ns`: the `read_current` segments."""
-    return sum(mA * dur for dur, mA in read_current(power, busy_ns, setup_ns)) * power.vcc_V / 1e6
-
-
 class Phase(Enum):
     IO = "io"
     READ = "read"
@@ -90,7 +70,7 @@ class PowerLog:
         `setup_ns` (charge-pump ramp, WL and bitline precharge) draw that current and the
         sensings after it `read_mA`; else the whole read draws `read_mA`."""
         t = start_ns
-        for dur, mA in read_current(self._power, end_ns - start_ns, setup_ns):
+        for dur, mA in self._power.read_current(end_ns - start_ns, setup_ns):
             self.add(t, t + dur, Phase.READ, mA)
             t += dur
 
