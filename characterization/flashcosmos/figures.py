@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from nandlab.analysis import cell_bit_errors, unpack_cells
 from nandlab.characterize.readback import SCRAMBLE_STREAM
 from nandlab.dataset import RunWriter, new_run_dir, read_measurements
 from nandlab.onfi.chip import Chip
@@ -84,20 +85,10 @@ def packed(bits: np.ndarray, total: int | None = None) -> bytes:
     return raw if total is None else raw + b"\xff" * (total - len(raw))
 
 
-def unpack(data: bytes, n: int) -> np.ndarray:
-    return np.unpackbits(np.frombuffer(data, np.uint8), bitorder="little")[:n]
-
-
-def errors(data: bytes, expected: np.ndarray) -> int:
-    return int(np.count_nonzero(unpack(data, expected.size) != expected))
-
-
-def flips(got: np.ndarray, exp: np.ndarray) -> tuple[int, int]:
-    """(errors 0->1, errors 1->0): written 0 read 1, written 1 read 0."""
-    return (
-        int(np.count_nonzero((exp == 0) & (got == 1))),
-        int(np.count_nonzero((exp == 1) & (got == 0))),
-    )
+def flips(data: bytes, exp: np.ndarray) -> tuple[int, int]:
+    """(errors 0->1, errors 1->0) of read page bytes against the expected cells."""
+    e = cell_bit_errors(exp, unpack_cells(data, exp.size))
+    return e.errors_0to1, e.errors_1to0
 
 
 def prepare(b: SimTransport, chip: Chip, block: int, pec: int = PEC) -> None:
@@ -177,7 +168,7 @@ def fig8(
                         r = chip.read_page(blk, SUBS * k, slc=True)
                     else:
                         r = tm.read_mlc(blk, 2 * SUBS * k + pt)
-                    e01, e10 = flips(unpack(r.data, nbits), exp)
+                    e01, e10 = flips(r.data, exp)
                     rows.append(
                         {
                             "step": "fig8",
@@ -261,7 +252,7 @@ def fig11(
                 t_prog_us = float(np.mean(busy[blk])) / 1000.0
                 for wl in range(wls):
                     r = chip.read_page(blk, wl, slc=True)
-                    e01, e10 = flips(unpack(r.data, nbits), pages[wl])
+                    e01, e10 = flips(r.data, pages[wl])
                     rows.append(
                         {
                             "step": "fig11",
@@ -338,7 +329,7 @@ def zero_errors(w: RunWriter, target_bits=1e9, seed=25) -> None:
         while done < target_bits:
             n = (2, 8, 16, 32, 48)[i % 5]
             res, exp = run(n)
-            e01, e10 = flips(unpack(res.data, nbits), unpack(exp, nbits))
+            e01, e10 = flips(res.data, unpack_cells(exp, nbits))
             c = counts[n]
             c[0] += e01
             c[1] += e10

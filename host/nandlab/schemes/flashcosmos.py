@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from nandlab.analysis import unpack_cells
 from nandlab.errors import AddressError, UnsupportedCapability
 from nandlab.onfi.chip import Chip
 from nandlab.onfi.results import OpResult
@@ -69,7 +70,7 @@ class FcResult:
         return sum(1 for k, _, _ in self.ops if k == "mws")
 
     def bits(self) -> np.ndarray:
-        return np.unpackbits(np.frombuffer(self.data, np.uint8), bitorder="little")
+        return unpack_cells(self.data)
 
 
 class FlashCosmos:
