@@ -25,7 +25,7 @@ from nandlab.vchip.address import CellMode, Target
 from nandlab.vchip.clock import US
 from nandlab.vchip.features import signed_code
 from nandlab.vchip.latches import sense_page, sense_soft_bits
-from nandlab.vchip.parts import DieParts
+from nandlab.vchip.parts import DiePart, DieParts
 from nandlab.vchip.power import Phase
 from nandlab.vchip.testmode import TestModeEngine
 
@@ -37,17 +37,13 @@ def _requeue(queue: list[Target], t: Target) -> list[Target]:
     return [q for q in queue if q.plane != t.plane] + [t]
 
 
-class ArrayOps:
+class ArrayOps(DiePart):
     """What the die's array does for each operation, with its busy time and current."""
 
     def __init__(self, parts: DieParts, test: TestModeEngine) -> None:
-        self._profile = profile = parts.profile
-        self._array = parts.array
-        self._clock = parts.clock
-        self._features = parts.features
-        self._addresses = parts.addresses
-        self._buffer = parts.buffer
+        super().__init__(parts)
         self._test = test
+        profile = parts.profile
         g = profile.geometry
         self._nbytes = g.page_bytes + g.spare_bytes
         # setup part of a read (pump ramp, WL / BL precharge): power.read_setup_mA

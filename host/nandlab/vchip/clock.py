@@ -48,14 +48,6 @@ class DieClock:
         self._ops: deque[_OpRecord] = deque(maxlen=4)
 
     @property
-    def ready(self) -> bool:
-        return self.now_ns >= self.rdy_until
-
-    @property
-    def array_ready(self) -> bool:
-        return self.now_ns >= self.ardy_until
-
-    @property
     def last_busy_ns(self) -> int:
         return self.rdy_until - self.rdy_from
 

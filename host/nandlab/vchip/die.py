@@ -136,22 +136,9 @@ class VirtualDie:
         return self._clock.now_ns
 
     @property
-    def timing_mode(self) -> int:
-        return self._clock.timing.mode
-
-    @property
-    def timing(self) -> SdrTiming:
-        return self._clock.timing
-
-    @property
     def ready(self) -> bool:
         """R/B# at now_ns."""
-        return self._clock.ready
-
-    @property
-    def array_ready(self) -> bool:
-        """ARDY at now_ns (low while a cache operation's array part runs)."""
-        return self._clock.array_ready
+        return self._clock.now_ns >= self._clock.rdy_until
 
     @property
     def last_busy_ns(self) -> int:
@@ -162,6 +149,15 @@ class VirtualDie:
     def busy_until_ns(self) -> int:
         """When the current or last busy period ends (R/B# returns high), in ns."""
         return self._clock.rdy_until
+
+    @property
+    def timing(self) -> SdrTiming:
+        """Interface timing: the SDR mode SET FEATURES 01h selects (mode 0 after RESET)."""
+        return self._clock.timing
+
+    @property
+    def timing_mode(self) -> int:
+        return self._clock.timing.mode
 
     @property
     def slc_mode(self) -> bool:

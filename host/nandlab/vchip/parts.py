@@ -23,3 +23,16 @@ class DieParts:
     features: FeatureRegisters
     addresses: AddressMap
     buffer: PageBuffer
+
+
+class DiePart:
+    """Base of a part of one die (array operations, test-mode engine): its handles on
+    what the parts share."""
+
+    def __init__(self, parts: DieParts) -> None:
+        self._profile = parts.profile
+        self._array = parts.array
+        self._clock = parts.clock
+        self._features = parts.features
+        self._addresses = parts.addresses
+        self._buffer = parts.buffer

@@ -32,12 +32,12 @@ from nandlab.vchip.address import CellMode
 from nandlab.vchip.clock import US
 from nandlab.vchip.features import signed_code
 from nandlab.vchip.latches import PlaneRegisters
+from nandlab.vchip.parts import DiePart, DieParts
 from nandlab.vchip.physics import IsppTune
 from nandlab.vchip.power import Phase
 
 if TYPE_CHECKING:
     from nandlab.vchip.address import Target
-    from nandlab.vchip.parts import DieParts
 
 DEFAULT_STEP_US = 0.5
 
@@ -102,16 +102,11 @@ class Confirmed:
     path: DataPath | None = None
 
 
-class TestModeEngine:
+class TestModeEngine(DiePart):
     """The test mode of one die and the operations it unlocks."""
 
     def __init__(self, parts: DieParts) -> None:
-        self._profile = parts.profile
-        self._array = parts.array
-        self._clock = parts.clock
-        self._features = parts.features
-        self._addresses = parts.addresses
-        self._buffer = parts.buffer
+        super().__init__(parts)
         self.active = False
         self.inverse_next = False  # one-shot inverse-read prefix
 
