@@ -235,7 +235,7 @@ def measure_all(profile: str, wls: int, full: bool, out: Path) -> Path:
             m.execute(r, blk, wl, Plan("mcflash", op))  # offsets set beforehand
             for _ in range(4):
                 row = b.run_op(m, r, op, blk, wl)
-                t1 = die._rdy_until  # R/B# rose here (scope on R/B#)
+                t1 = die.busy_until_ns  # R/B# rose here (scope on R/B#)
                 t0 = t1 - die.last_busy_ns
                 row["latency_us"] = (t1 - t0) / 1000.0
                 row["energy_uJ"] = die.energy_nJ(t0, t1) / 1000.0
