@@ -189,8 +189,8 @@ def compute(
     """Evaluate `text` with each scheme (None: every scheme the chip supports).
 
     Schemes that cannot run give a run with `error` set (when several were asked)
-    or raise (when one was named). options go to the schemes (allow_test_mode, pec,
-    variant...).
+    or raise (when one was named). options go to the schemes that take them
+    (allow_test_mode, variant, MCFlash's model...).
     """
     expr = parse(text)
     missing = [n for n in variables(expr) if n not in operands]
