@@ -74,3 +74,15 @@ def test_unknown_field_and_unknown_name() -> None:
         parse_profile(yaml.safe_dump(data), "x.yaml")
     with pytest.raises(ProfileError, match="mlc-64l"):
         load_profile("no-such-chip")
+
+
+def test_retention_acceleration_is_a_qualification_figure(tmp_path: Path) -> None:
+    """Bake planning reads environment.activation_energy_eV (JESD22-A117 style, 1.1 eV by
+    default), a figure a datasheet or qualification report gives; a part may state its own."""
+    assert {load_profile(n).environment.activation_energy_eV for n in builtin_names()} == {1.1}
+    data = _builtin_dict("mlc-64l")
+    data["name"] = "mlc-qualified-part"
+    data["environment"] = {"activation_energy_eV": 0.8}
+    path = tmp_path / "part.yaml"
+    path.write_text(yaml.safe_dump(data))
+    assert load_profile(path).environment.activation_energy_eV == 0.8
