@@ -17,20 +17,18 @@ from nandlab.characterize.retention import parse_retention
 from nandlab.characterize.vth import StateHistogram
 from nandlab.characterize.wear import MAX_PEC
 from nandlab.cli.common import (
-    fresh_option,
     json_option,
     out_option,
     print_json,
     print_table,
     require_yes,
     stdout_console,
-    yes_option,
 )
 from nandlab.cli.oneoff import (
-    REPORT_HELP,
-    RUN_OUT_HELP,
     OneOffRun,
+    RunOptions,
     run_one_off,
+    run_options,
     vth_states,
     vth_windows,
 )
@@ -40,16 +38,18 @@ from nandlab.errors import UsageError
 from nandlab.profiles import load_profile
 
 URL = click.argument("url")
-REPORT = click.option("--report", "with_report", is_flag=True, help=REPORT_HELP)
 SEED = click.option("--seed", type=int, default=0, show_default=True, help="Random pattern seed.")
 CODE_STEP_HELP = "DAC codes per Vth histogram bin (larger is faster and coarser)."
 
 
-def _one_block(name: str, url: str, fresh: bool, seed: int, block: int, steps: list[Any]) -> dict:
+def _one_block(
+    name: str, url: str, opts: RunOptions, block: int, seed: int, steps: list[Any]
+) -> dict:
+    """A campaign on one block; the campaign seed is the pattern seed, for run.json."""
     return {
         "name": name,
         "bench": url,
-        "fresh": fresh,
+        "fresh": opts.fresh,
         "seed": seed,
         "blocks": [block],
         "steps": steps,
@@ -81,11 +81,7 @@ def _dataset_line(run: OneOffRun) -> None:
     show_default=True,
     help=CODE_STEP_HELP,
 )
-@out_option(Path("runs"), RUN_OUT_HELP)
-@REPORT
-@yes_option
-@fresh_option
-@json_option
+@run_options
 def vth(
     url: str,
     block: int,
@@ -93,24 +89,16 @@ def vth(
     do_program: bool,
     seed: int,
     code_step: int,
-    out: Path,
-    with_report: bool,
-    yes: bool,
-    fresh: bool,
-    as_json: bool,
+    opts: RunOptions,
 ) -> None:
     """Measure one WL's Vth distribution by sweeping every read-reference offset."""
     if do_program:
-        require_yes(yes, "vth --program (erases the block and programs the WL)")
+        require_yes(opts.yes, "vth --program (erases the block and programs the WL)")
     data = {"wls": [wl], "pattern": "random", "seed": seed}
     prepare = [{"erase": {}}, {"program": data}] if do_program else [{"holds": data}]
     measure = {"measure": {"what": ["vth"], "vth_wl": wl, "code_step": code_step}}
     run = run_one_off(
-        _one_block("vth", url, fresh, seed, block, [*prepare, measure]),
-        out,
-        command="nandlab vth",
-        progress=not as_json,
-        report=with_report,
+        _one_block("vth", url, opts, block, seed, [*prepare, measure]), opts, command="nandlab vth"
     )
     profile = load_profile(run.meta["profile"])
     written = cell_states(profile, wl_data(profile, DataSpec("random", seed), block, wl))
@@ -118,14 +106,14 @@ def vth(
     states = vth_states(run.rows, {f"L{s}": int(n) for s, n in enumerate(cells)})
     bin_mV = profile.read_offsets.step_mV * code_step
     windows = vth_windows(states, bin_mV)
-    if with_report:
+    if opts.report:
         vth_histograms(
             [(_state_label(s), s.centers_mV, s.counts) for s in states],
             run.run_dir / "plots" / f"vth_b{block}_wl{wl}.png",
             title=f"{profile.name} block {block} WL {wl}",
             windows=windows,
         )
-    if as_json:
+    if opts.as_json:
         print_json(
             {
                 "block": block,
@@ -187,11 +175,7 @@ LATENCY_COLUMNS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 @click.option("--retention", default=None, help="Retention before reading: AGE@TEMP, e.g. 1y@30C.")
 @click.option("--wls", default="0-3", show_default=True, help="WLs to program and read.")
 @SEED
-@out_option(Path("runs"), RUN_OUT_HELP)
-@REPORT
-@yes_option
-@fresh_option
-@json_option
+@run_options
 def rber(
     url: str,
     block: int,
@@ -199,11 +183,7 @@ def rber(
     retention: str | None,
     wls: str,
     seed: int,
-    out: Path,
-    with_report: bool,
-    yes: bool,
-    fresh: bool,
-    as_json: bool,
+    opts: RunOptions,
 ) -> None:
     """Cycle a block to --pec P/E cycles, program WLs, age them (--retention), count bit errors."""
     if not 1 <= pec <= MAX_PEC:
@@ -213,7 +193,7 @@ def rber(
         wl_list = parse_wl_list(wls)
     except ValueError as exc:
         raise UsageError(f"--wls: {exc}") from None
-    require_yes(yes, "rber (cycles, erases and programs the block)")
+    require_yes(opts.yes, "rber (cycles, erases and programs the block)")
     bake = [{"bake": {"retention": retention}}] if retention is not None else []
     steps = [
         {"cycle": {"pec": pec}},
@@ -222,14 +202,10 @@ def rber(
         {"measure": {"what": ["rber"]}},
     ]
     run = run_one_off(
-        _one_block("rber", url, fresh, seed, block, steps),
-        out,
-        command="nandlab rber",
-        progress=not as_json,
-        report=with_report,
+        _one_block("rber", url, opts, block, seed, steps), opts, command="nandlab rber"
     )
     pooled = pooled_rber(run.rows)
-    if as_json:
+    if opts.as_json:
         print_json(
             {
                 "block": block,
@@ -247,7 +223,7 @@ def rber(
 
 
 @click.command()
-@out_option(Path("runs"), RUN_OUT_HELP)
+@out_option(Path("runs"), "Folder in which the run directory is made.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Die and pattern seed.")
 @click.option(
     "--wls",
@@ -264,10 +240,8 @@ def demo(out: Path, seed: int, wls: int, vth_step: int, as_json: bool) -> None:
     """Demo campaign on a fresh virtual MLC: RBER and Vth at 1/3K/10K P/E, fresh and 1y@30C."""
     run = run_one_off(
         demo_campaign(seed=seed, wls=wls, vth_code_step=vth_step),
-        out,
+        RunOptions(out, report=True, yes=True, fresh=True, as_json=as_json),
         command="nandlab demo",
-        progress=not as_json,
-        report=True,
     )
     rows = run.rows
     profile = load_profile(run.meta["profile"])

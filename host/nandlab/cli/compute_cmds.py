@@ -4,23 +4,13 @@ of one `expression` step on the store block."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import click
 from rich.table import Table
 
-from nandlab.cli.common import (
-    fresh_option,
-    json_option,
-    out_option,
-    parse_int,
-    print_json,
-    require_yes,
-    stdout_console,
-    yes_option,
-)
-from nandlab.cli.oneoff import RUN_OUT_HELP, run_one_off
+from nandlab.cli.common import parse_int, print_json, require_yes, stdout_console
+from nandlab.cli.oneoff import RunOptions, run_one_off, run_options
 from nandlab.errors import UsageError
 
 
@@ -82,10 +72,7 @@ def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
 )
 @click.option("--pec", default=0, show_default=True, help="P/E count the MCFlash offsets assume.")
 @click.option("--show-bits", default=0, show_default=True, help="Print the first N result bits.")
-@out_option(Path("runs"), RUN_OUT_HELP)
-@fresh_option
-@yes_option
-@json_option
+@run_options
 def compute(
     url: str,
     stores: tuple[str, ...],
@@ -98,10 +85,7 @@ def compute(
     variant: str,
     pec: int,
     show_bits: int,
-    out: Path,
-    fresh: bool,
-    yes: bool,
-    as_json: bool,
+    opts: RunOptions,
 ) -> None:
     """Evaluate an expression over operands stored on the chip, in flash.
 
@@ -114,7 +98,7 @@ def compute(
     """
     specs = _pairs(stores, "--store")
     locs = _pairs(located, "--operand")
-    require_yes(yes, "compute (it programs operands and erases scratch blocks)")
+    require_yes(opts.yes, "compute (it programs operands and erases scratch blocks)")
     store_block = parse_int(block, "--block", 0, 1 << 20)
     scratch_blocks = [
         parse_int(b, "--scratch", 0, 1 << 20) for b in scratch.split(",") if b.strip()
@@ -134,11 +118,11 @@ def compute(
     campaign = {
         "name": "compute",
         "bench": url,
-        "fresh": fresh,
+        "fresh": opts.fresh,
         "blocks": [store_block],
         "steps": [{"expression": step}],
     }
-    run = run_one_off(campaign, out, command="nandlab compute", progress=False, report=False)
+    run = run_one_off(campaign, opts, command="nandlab compute")
     details = [json.loads(r["detail"]) for r in run.rows if r.get("operation") == "expression"]
     reference = ("reference_bits", "reference_ones")
     doc = {
@@ -148,7 +132,7 @@ def compute(
         "runs": [{k: v for k, v in d.items() if k not in reference} for d in details],
         "run_dir": str(run.run_dir),
     }
-    if as_json:
+    if opts.as_json:
         print_json(doc)
         return
     _print(doc)

@@ -4,23 +4,57 @@ runner and reads the rows back, so its run folder is one that `nandlab report`, 
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import click
 import numpy as np
 from pydantic import ValidationError
 
 from nandlab.characterize.vth import StateHistogram
-from nandlab.cli.common import StepBars
+from nandlab.cli.common import StepBars, fresh_option, json_option, out_option, yes_option
 from nandlab.errors import UsageError
 
 Row = Mapping[str, Any]
-RUN_OUT_HELP = "Folder in which the run directory is made."
-REPORT_HELP = "Also write summary.md and plots/ (as `nandlab report RUN_DIR` does later)."
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What every one-off measurement takes: --out, --report, --yes, --fresh, --json."""
+
+    out: Path
+    report: bool
+    yes: bool
+    fresh: bool
+    as_json: bool
+
+
+def run_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Add --out, --report, --yes, --fresh and --json; the command gets them as `opts`."""
+
+    @functools.wraps(command)
+    def with_options(
+        *args: Any, out: Path, report: bool, yes: bool, fresh: bool, as_json: bool, **kw: Any
+    ) -> None:
+        command(*args, opts=RunOptions(out, report, yes, fresh, as_json), **kw)
+
+    options = (
+        json_option,
+        fresh_option,
+        yes_option,
+        click.option(
+            "--report",
+            is_flag=True,
+            help="Also write summary.md and plots/ (as `nandlab report RUN_DIR` does later).",
+        ),
+        out_option(Path("runs"), "Folder in which the run directory is made."),
+    )
+    return functools.reduce(lambda f, option: option(f), options, with_options)
 
 
 @dataclass(frozen=True)
@@ -34,11 +68,9 @@ class OneOffRun:
     wall_s: float
 
 
-def run_one_off(
-    campaign: Mapping[str, Any], out: Path, *, command: str, progress: bool, report: bool
-) -> OneOffRun:
-    """Validate the campaign mapping, run it into a new folder under `out` and return the
-    rows; with `report`, also write its summary.md and plots (as `nandlab report` does)."""
+def run_one_off(campaign: Mapping[str, Any], opts: RunOptions, *, command: str) -> OneOffRun:
+    """Validate the campaign mapping, run it into a new folder under `opts.out` and return
+    the rows; with `opts.report`, also write its summary.md and plots (as `nandlab report`)."""
     from nandlab.campaign.report import report as write_report
     from nandlab.campaign.runner import read_meta, run_campaign
     from nandlab.campaign.schema import Campaign
@@ -50,9 +82,9 @@ def run_one_off(
         where = ".".join(str(p) for p in err["loc"])
         raise UsageError(f"{where}: {str(err['msg']).removeprefix('Value error, ')}") from None
     t0 = time.perf_counter()
-    with StepBars(progress) as bars:
-        result = run_campaign(model, out, on_progress=bars, command=command)
-    if report:
+    with StepBars(not opts.as_json) as bars:
+        result = run_campaign(model, opts.out, on_progress=bars, command=command)
+    if opts.report:
         write_report(result.run_dir)
     return OneOffRun(
         result.run_dir,
