@@ -10,7 +10,7 @@ import click
 from rich.table import Table
 
 from nandlab.cli.common import (
-    fresh_option,
+    chip_args,
     json_option,
     open_chip,
     parse_int,
@@ -23,8 +23,6 @@ from nandlab.errors import UsageError
 from nandlab.onfi_spec.opcodes import Status
 from nandlab.ops.pattern import PATTERNS, page_pattern
 from nandlab.profiles import builtin_names, load_profile
-
-URL = click.argument("url")
 
 
 @click.command()
@@ -68,9 +66,7 @@ def profiles(as_json: bool) -> None:
 
 
 @click.command()
-@URL
-@fresh_option
-@json_option
+@chip_args
 def info(url: str, fresh: bool, as_json: bool) -> None:
     """Identify the chip: READ ID, ONFI parameter page (CRC), geometry, timing, unique ID."""
     with open_chip(url, fresh) as (_, chip):
@@ -124,9 +120,7 @@ def _status_bits(status: int) -> list[str]:
 
 
 @click.command()
-@URL
-@fresh_option
-@json_option
+@chip_args
 def status(url: str, fresh: bool, as_json: bool) -> None:
     """READ STATUS (70h)."""
     with open_chip(url, fresh) as (_, chip):
@@ -138,7 +132,7 @@ def status(url: str, fresh: bool, as_json: bool) -> None:
 
 
 @click.command()
-@URL
+@chip_args
 @click.option("--block", type=int, required=True)
 @click.option("--page", type=int, required=True, help="Page in the block (a WL with --slc).")
 @click.option("--slc", is_flag=True, help="Read in SLC mode (vendor prefix command).")
@@ -146,8 +140,6 @@ def status(url: str, fresh: bool, as_json: bool) -> None:
 @click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--hex", "as_hex", is_flag=True, help="Print the data as a hex dump.")
 @click.option("--force", is_flag=True, help="Read a block that carries the bad-block marker.")
-@fresh_option
-@json_option
 def read(
     url: str,
     block: int,
@@ -194,7 +186,7 @@ def read(
 
 
 @click.command()
-@URL
+@chip_args
 @click.option("--block", type=int, required=True)
 @click.option("--page", type=int, required=True, help="Page in the block (a WL with --slc).")
 @click.option("--pattern", type=click.Choice(PATTERNS), default=None)
@@ -205,8 +197,6 @@ def read(
 @click.option("--slc", is_flag=True, help="Program in SLC mode.")
 @click.option("--force", is_flag=True, help="Program a bad block or a page that is not erased.")
 @yes_option
-@fresh_option
-@json_option
 def program(
     url: str,
     block: int,
@@ -266,12 +256,10 @@ def program(
 
 
 @click.command()
-@URL
+@chip_args
 @click.option("--block", type=int, required=True)
 @click.option("--force", is_flag=True, help="Erase a block that carries the bad-block marker.")
 @yes_option
-@fresh_option
-@json_option
 def erase(url: str, block: int, force: bool, yes: bool, fresh: bool, as_json: bool) -> None:
     """ERASE one block."""
     require_yes(yes, "erase")
@@ -292,10 +280,8 @@ def features() -> None:
 
 
 @features.command("get")
-@URL
+@chip_args
 @click.argument("fa")
-@fresh_option
-@json_option
 def features_get(url: str, fa: str, fresh: bool, as_json: bool) -> None:
     """GET FEATURES at address FA (e.g. 0x01, 01h, 1)."""
     address = parse_int(fa, "feature address", 0, 0xFF)
@@ -311,12 +297,10 @@ def features_get(url: str, fa: str, fresh: bool, as_json: bool) -> None:
 
 
 @features.command("set")
-@URL
+@chip_args
 @click.argument("fa")
 @click.argument("params", nargs=-1, required=True)
 @yes_option
-@fresh_option
-@json_option
 def features_set(
     url: str, fa: str, params: tuple[str, ...], yes: bool, fresh: bool, as_json: bool
 ) -> None:
@@ -345,9 +329,7 @@ def offsets() -> None:
 
 
 @offsets.command("get")
-@URL
-@fresh_option
-@json_option
+@chip_args
 def offsets_get(url: str, fresh: bool, as_json: bool) -> None:
     """Print every read reference's current offset (mV)."""
     with open_chip(url, fresh) as (_, chip):
@@ -360,13 +342,11 @@ def offsets_get(url: str, fresh: bool, as_json: bool) -> None:
 
 
 @offsets.command("set", context_settings={"ignore_unknown_options": True})
-@URL
+@chip_args
 @click.argument("reference")
 @click.argument("mv", type=float)
 @click.option("--slc", is_flag=True, help="Set the SLC read reference instead.")
 @yes_option
-@fresh_option
-@json_option
 def offsets_set(
     url: str, reference: str, mv: float, slc: bool, yes: bool, fresh: bool, as_json: bool
 ) -> None:

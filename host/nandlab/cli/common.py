@@ -69,6 +69,11 @@ def fresh_option(f: F) -> F:
     )(f)
 
 
+def chip_args(f: F) -> F:
+    """The URL argument, --fresh and --json: what every command on one chip takes."""
+    return click.argument("url")(fresh_option(json_option(f)))
+
+
 def yes_option(f: F) -> F:
     return click.option("--yes", is_flag=True, help="Confirm an operation that changes the chip.")(
         f
