@@ -334,11 +334,7 @@ def offsets_get(url: str, fresh: bool, as_json: bool) -> None:
     """Print every read reference's current offset (mV)."""
     with open_chip(url, fresh) as (_, chip):
         values = chip.read_offsets_mV()
-    if as_json:
-        print_json({"offsets_mV": values})
-    else:
-        for name, mv in values.items():
-            click.echo(f"{name}: {mv:+g} mV")
+    _print_offsets(values, as_json)
 
 
 @offsets.command("set", context_settings={"ignore_unknown_options": True})
@@ -368,8 +364,12 @@ def offsets_set(
             )
         chip.set_read_offset_mV(index, mv, slc=slc)
         values = chip.read_offsets_mV()
+    _print_offsets(values, as_json)
+
+
+def _print_offsets(values: dict[str, float], as_json: bool) -> None:
     if as_json:
         print_json({"offsets_mV": values})
-    else:
-        for name, value in values.items():
-            click.echo(f"{name}: {value:+g} mV")
+        return
+    for name, mv in values.items():
+        click.echo(f"{name}: {mv:+g} mV")
