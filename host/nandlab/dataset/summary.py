@@ -164,22 +164,27 @@ def summary_markdown(
         )
     latency = pooled_latency(rows)
     if latency:
-        parts += ["", "## Latency", ""]
-        parts.append(
-            _md_table(
-                ["operation", "page type", "n", "mean µs", "min µs", "max µs", "energy µJ"],
-                [
-                    [
-                        a["operation"],
-                        a["page_type"],
-                        str(a["n"]),
-                        f"{a['mean_us']:.1f}",
-                        f"{a['min_us']:.1f}",
-                        f"{a['max_us']:.1f}",
-                        "-" if a["mean_energy_uJ"] is None else f"{a['mean_energy_uJ']:.2f}",
-                    ]
-                    for a in latency
-                ],
-            )
-        )
+        parts += ["", "## Latency", "", latency_markdown(latency)]
     return "\n".join(parts) + "\n"
+
+
+def latency_markdown(stats: Sequence[Mapping[str, Any]]) -> str:
+    """The table of `pooled_latency` rows (with an energy-source column when they have one)."""
+    split = any("measured" in s for s in stats)
+    header = ["operation", "page type", *(["energy"] if split else [])]
+    header += ["n", "mean µs", "min µs", "p99 µs", "max µs", "mean energy µJ"]
+    body = [
+        [
+            s["operation"],
+            s["page_type"],
+            *(["measured" if s["measured"] else "estimated"] if split else []),
+            str(s["n"]),
+            f"{s['mean_us']:.1f}",
+            f"{s['min_us']:.1f}",
+            f"{s['p99_us']:.1f}",
+            f"{s['max_us']:.1f}",
+            "-" if s["mean_energy_uJ"] is None else f"{s['mean_energy_uJ']:.3f}",
+        ]
+        for s in stats
+    ]
+    return _md_table(header, body)
