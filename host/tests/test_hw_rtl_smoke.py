@@ -29,9 +29,8 @@ from nandlab.ops._generated import ErrorCode
 RTL = Path(__file__).resolve().parents[2] / "hw" / "rtl"
 CORE_SOURCES = [
     "nandlab_ops_pkg.sv", "nandlab_timing_pkg.sv", "nandlab_pattern_gen.sv",
-    "nandlab_err_counter.sv", "nandlab_udiv.sv", "nandlab_seq_decode.sv", "nandlab_seq_bus.sv",
-    "nandlab_seq_rsp.sv", "nandlab_seq.sv", "nandlab_onfi_phy.sv",
-    "nandlab_timing_sel.sv", "nandlab_core.sv",
+    "nandlab_err_counter.sv", "nandlab_udiv.sv", "nandlab_seq_decode.sv", "nandlab_seq_rsp.sv",
+    "nandlab_seq.sv", "nandlab_onfi_phy.sv", "nandlab_timing_sel.sv", "nandlab_core.sv",
 ]
 
 TB = r"""

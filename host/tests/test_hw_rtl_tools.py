@@ -19,8 +19,8 @@ WAIVERS = HW / "regs" / "nandlab_regs.vlt"
 
 PKGS = ["nandlab_ops_pkg.sv", "nandlab_timing_pkg.sv"]
 CORE = [*PKGS, "nandlab_pattern_gen.sv", "nandlab_err_counter.sv", "nandlab_udiv.sv",
-        "nandlab_seq_decode.sv", "nandlab_seq_bus.sv", "nandlab_seq_rsp.sv",
-        "nandlab_seq.sv", "nandlab_onfi_phy.sv", "nandlab_timing_sel.sv", "nandlab_core.sv"]
+        "nandlab_seq_decode.sv", "nandlab_seq_rsp.sv", "nandlab_seq.sv",
+        "nandlab_onfi_phy.sv", "nandlab_timing_sel.sv", "nandlab_core.sv"]
 CTRL = ["nandlab_regs_pkg.sv", "nandlab_regs.sv", *CORE, "nandlab_ctrl.sv"]
 TOPS = {
     "nandlab_core": CORE,

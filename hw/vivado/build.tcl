@@ -30,7 +30,6 @@ set rtl_sources {
     nandlab_err_counter.sv
     nandlab_udiv.sv
     nandlab_seq_decode.sv
-    nandlab_seq_bus.sv
     nandlab_seq_rsp.sv
     nandlab_seq.sv
     nandlab_onfi_phy.sv
