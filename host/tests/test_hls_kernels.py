@@ -1,6 +1,6 @@
 """HLS kernels (hw/hls/): C-simulation testbenches built with g++, checked against Python.
 
-err_count must give DOUT_CMP's per-chunk counts (nandlab.transport.sim.error_counts
+err_count must give DOUT_CMP's per-chunk counts (nandlab.transport.comparator.error_counts
 against nandlab.ops.pattern_bytes); vth_hist must give, per state and offset
 step, the cells reading "below" that the Vth sweep (nandlab.characterize.vth)
 counts.
@@ -17,7 +17,7 @@ import pytest
 
 from nandlab.analysis import unpack_cells
 from nandlab.ops import Pattern, pattern_bytes
-from nandlab.transport.sim import error_counts
+from nandlab.transport.comparator import error_counts
 
 REPO = Path(__file__).resolve().parents[2]
 HLS = REPO / "hw" / "hls"

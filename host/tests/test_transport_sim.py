@@ -21,7 +21,7 @@ from nandlab.ops import (
     pattern_bytes,
 )
 from nandlab.transport import SimTransport, open_bench
-from nandlab.transport.sim import error_counts
+from nandlab.transport.comparator import error_counts
 
 STATUS = 0x70
 TWHR = 120

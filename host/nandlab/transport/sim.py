@@ -1,10 +1,11 @@
 """`sim://` transport: op programs run on virtual dies in-process.
 
-Target (chip enable) k is virtual die k. The transport plays the controller:
+Target (chip enable) k is virtual die k. The controller is `sim_bus.DieBus`:
 CMD / ADDR / DIN / DOUT drive the die's byte-cycle interface, WAIT_RDY polls
 R/B#, and its pattern generator and comparator serve DIN_PAT / DOUT_CMP. All
 dies share one virtual clock: time spent on one target (bus cycles, busy
-waits, delays) passes for every die.
+waits, delays) passes for every die. This module keeps the dies' images
+between opens and declares the bench's roles.
 
 Behaviour a hardware bench leaves to its firmware is pinned down here:
 
@@ -27,57 +28,26 @@ but takes no bus time: the virtual clock does not move.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from nandlab.analysis import chunk_bit_errors
 from nandlab.errors import OpProgramError, RangeError, TransportError
 from nandlab.ops import (
-    Addr,
-    BusyRecord,
-    Ce,
-    Cmd,
-    DataRecord,
-    Delay,
-    Din,
-    DinPattern,
-    Dout,
-    DoutCompare,
     EndRecord,
-    ErrCountRecord,
-    ErrorCode,
     ErrorRecord,
-    Gpio,
-    Instruction,
-    Interface,
-    Mark,
-    MarkRecord,
-    Power,
-    PowerRecord,
     Program,
-    Record,
     Results,
-    Timing,
-    WaitRdy,
     encode_results,
-    pattern_bytes,
 )
-from nandlab.ops._generated import OP_LAYOUTS, Opcode
-from nandlab.ops.layout import CODE_SHIFT, WORD, unpack
 from nandlab.paths import data_root
 from nandlab.profiles import Profile, builtin_names, load_profile
 from nandlab.transport.base import Transport
 from nandlab.transport.image import ImageStore, image_folder
 from nandlab.transport.roles import Roles
+from nandlab.transport.sim_bus import DieBus, TimingMismatch, diagnose
+from nandlab.transport.sim_roles import SimFaults, VirtualSupply
 from nandlab.transport.url import SimOptions
 from nandlab.vchip.die import VirtualDie
-
-U32_MAX = 0xFFFFFFFF
-GPIO_WP_N = 0x01
 
 BENCH_CAPABILITIES = frozenset(
     {
@@ -103,64 +73,6 @@ VENDOR_CAPABILITIES = (
     "esp",
     "sense_time",
 )
-
-
-@dataclass(frozen=True)
-class TimingMismatch:
-    """A TIMING instruction whose mode differs from the selected die's mode."""
-
-    index: int
-    expected_mode: int
-    die_mode: int
-
-
-class VirtualSupply:
-    """The power monitor of a sim bench: the virtual dies' own current log, summed over dies."""
-
-    def __init__(self, dies: int, vcc_V: float) -> None:
-        self._dies = dies
-        self._vcc_V = vcc_V
-
-    def describe(self) -> dict[str, Any]:
-        return {
-            "kind": "virtual",
-            "model": "virtual die current log",
-            "rail": f"VCC {self._vcc_V:g} V, {self._dies} dies summed",
-        }
-
-
-class SimFaults:
-    """The fault injector of a sim bench."""
-
-    faults = ("link_lost",)
-
-    def __init__(self, url: str) -> None:
-        self._url = url
-        self._countdown: int | None = None
-
-    def inject(self, fault: str, *, after_programs: int = 0) -> None:
-        if fault not in self.faults:
-            raise RangeError(f"fault '{fault}' is unknown: a sim bench injects {self.faults}")
-        if after_programs < 0:
-            raise RangeError(f"after_programs {after_programs} must be >= 0")
-        self._countdown = after_programs
-
-    def before_program(self) -> None:
-        """Raise the armed fault when its program comes."""
-        if self._countdown is None:
-            return
-        if self._countdown > 0:
-            self._countdown -= 1
-            return
-        self._countdown = None
-        raise TransportError(f"bench {self._url}: link lost (injected fault)")
-
-
-class _Stop(Exception):
-    """Internal: an instruction failed; the program stops with an ERROR record."""
-
-    def __init__(self, code: ErrorCode) -> None:
-        self.code = code
 
 
 class SimTransport(Transport):
@@ -205,8 +117,6 @@ class SimTransport(Transport):
         self.seed = seed
         self.url = url or f"sim://{self._profile.name}?seed={seed}&dies={dies}"
         self.persist = persist
-        self.timing_mismatches: list[TimingMismatch] = []
-        self.expected_timing_mode = 0
         self._closed = False
         self.fast_forward_ns = 0  # chip time of cycles that fast_forward_wear stood for
         self._corrupt = tuple(range(corrupt_param))
@@ -222,7 +132,7 @@ class SimTransport(Transport):
             else:
                 image = self._store.load()
                 self.image_note = self._store.note or "loaded"
-        self._dies: list[VirtualDie] = []
+        made: list[VirtualDie] = []
         for k in range(dies):
             saved = image.dies[k] if image is not None and k < len(image.dies) else None
             die = VirtualDie(
@@ -235,9 +145,8 @@ class SimTransport(Transport):
             if saved is not None:
                 die.load_state(saved.state)
                 die.advance(saved.now_ns)
-            self._dies.append(die)
-        self._now = max(d.now_ns for d in self._dies)
-        self._sync()
+            made.append(die)
+        self._bus = DieBus(made)
         self._faults = SimFaults(self.url)
         self._roles = Roles(
             power=VirtualSupply(dies, self._profile.power.vcc_V),
@@ -263,7 +172,7 @@ class SimTransport(Transport):
 
     @property
     def targets(self) -> int:
-        return len(self._dies)
+        return len(self._bus.dies)
 
     @property
     def profile(self) -> Profile:
@@ -272,12 +181,22 @@ class SimTransport(Transport):
     @property
     def now_ns(self) -> int:
         """The bench's virtual clock (ns)."""
-        return self._now
+        return self._bus.now
 
     @property
     def dies(self) -> tuple[VirtualDie, ...]:
         """The virtual dies, for tests and instruments (the chip layer never uses them)."""
-        return tuple(self._dies)
+        return tuple(self._bus.dies)
+
+    @property
+    def expected_timing_mode(self) -> int:
+        """The interface timing mode the last TIMING instruction set."""
+        return self._bus.expected_timing_mode
+
+    @property
+    def timing_mismatches(self) -> list[TimingMismatch]:
+        """TIMING instructions whose mode differed from the selected die's."""
+        return self._bus.timing_mismatches
 
     @property
     def roles(self) -> Roles:
@@ -288,13 +207,13 @@ class SimTransport(Transport):
         return "stream:virtual die R/B# (exact busy time)"
 
     def describe(self) -> dict[str, Any]:
-        return {"seed": self.seed, "dies": len(self._dies), "die_image": self.image_note}
+        return {"seed": self.seed, "dies": self.targets, "die_image": self.image_note}
 
 
     def run(self, program: Program) -> Results:
         self._check_open()
         self._faults.before_program()
-        return self._execute(program)
+        return self._bus.execute(program)
 
     def run_encoded(self, words: bytes, limit_words: int = 0) -> bytes:
         """Run an encoded program and return the encoded result stream.
@@ -302,7 +221,7 @@ class SimTransport(Transport):
         A malformed program runs nothing and yields ERROR (BAD_OPCODE,
         TRUNCATED or BAD_ARG, with the failing instruction's index) and END.
         `limit_words` > 0 caps the stream as the FPGA's RSP_LIMIT register does
-        (see `_execute`).
+        (see `DieBus.execute`).
         """
         self._check_open()
         self._faults.before_program()
@@ -311,7 +230,7 @@ class SimTransport(Transport):
         except OpProgramError:
             code, index = diagnose(bytes(words))
             return encode_results([ErrorRecord(code, index), EndRecord(0)])
-        return encode_results(self._execute(program, limit_words))
+        return encode_results(self._bus.execute(program, limit_words))
 
     def close(self) -> None:
         """Save the die images (crash-safely) unless persist=False; idempotent."""
@@ -319,10 +238,10 @@ class SimTransport(Transport):
             return
         self._closed = True
         if self._store is not None:
-            self._sync()
-            self._store.save(
-                [d.array for d in self._dies], [d.state_dict() for d in self._dies], self._now
-            )
+            bus = self._bus
+            bus.sync()
+            dies = bus.dies
+            self._store.save([d.array for d in dies], [d.state_dict() for d in dies], bus.now)
 
     # ------------------------------------------------- virtual-bench roles
 
@@ -335,7 +254,7 @@ class SimTransport(Transport):
         self._check_open()
         if hours < 0:
             raise RangeError(f"bake time {hours} h must be >= 0")
-        for die in self._dies:
+        for die in self._bus.dies:
             die.array.bake(temp_C, hours)
 
     def fast_forward_wear(self, ce: int, block: int, cycles: int, *, slc: bool = False) -> int:
@@ -347,9 +266,10 @@ class SimTransport(Transport):
         Returns that time in ns; `fast_forward_ns` keeps the total.
         """
         self._check_open()
-        if not 0 <= ce < len(self._dies):
-            raise RangeError(f"target {ce} is not on this bench: allowed 0..{len(self._dies) - 1}")
-        die = self._dies[ce]
+        dies = self._bus.dies
+        if not 0 <= ce < len(dies):
+            raise RangeError(f"target {ce} is not on this bench: allowed 0..{len(dies) - 1}")
+        die = dies[ce]
         geo = self._profile.geometry
         array_ns = die.array.cycle_time_us(block, cycles, slc) * 1000.0
         cycle_ns = die.timing.tWC
@@ -359,8 +279,8 @@ class SimTransport(Transport):
         erase_bus = (2 + geo.row_cycles) * cycle_ns
         total = int(array_ns + cycles * (pages * page_bus + erase_bus))
         die.array.add_wear(block, cycles)
-        self._now += total
-        self._sync()
+        self._bus.now += total
+        self._bus.sync()
         self.fast_forward_ns += total
         return total
 
@@ -370,236 +290,3 @@ class SimTransport(Transport):
         if self._closed:
             raise TransportError(f"bench {self.url} is closed")
 
-    def _sync(self) -> None:
-        for die in self._dies:
-            if die.now_ns < self._now:
-                die.advance(self._now - die.now_ns)
-
-    def _execute(self, program: Program, limit_words: int = 0) -> Results:
-        """Run `program`. limit_words > 0: the FPGA sequencer's RSP_LIMIT rule (nandlab_seq):
-        a record is sent only if the closing ERROR (2 words) and END (3) still fit after
-        it; the first that does not ends the program with ERROR OVERFLOW naming its
-        instruction. A DOUT / DOUT_CMP that would not fit is not run at all (the chip
-        sees no data-out), a WAIT_RDY has waited before its BUSY record is refused, and
-        nothing after the failing instruction runs."""
-        results = Results()
-        append = results.append
-        start = self._now
-        run = _Run(self, start)
-        handlers = run.handlers
-        dies = self._dies
-        die0 = dies[0] if len(dies) == 1 else None
-        used = 0
-        for index, ins in enumerate(program):
-            words = 0  # result words of this instruction's record, when known before it runs
-            if limit_words and isinstance(ins, (Dout, DoutCompare)):
-                words = _record_words(ins)
-                if used + words + 5 > limit_words:
-                    append(ErrorRecord(ErrorCode.OVERFLOW, index))
-                    break
-            handler = handlers.get(type(ins))
-            try:
-                # a class without its own handler (a subclass) takes the generic path
-                record = run.step(index, ins) if handler is None else handler(index, ins)
-            except _Stop as stop:
-                run.tick()
-                append(ErrorRecord(stop.code, index))
-                self._sync()
-                break
-            except BaseException:
-                run.tick()
-                self._sync()
-                raise
-            run.tick()
-            # every die follows the bench clock (one die: the common case, inlined)
-            if die0 is not None:
-                if die0.now_ns < self._now:
-                    die0.advance(self._now - die0.now_ns)
-            else:
-                self._sync()
-            if record is not None:
-                if limit_words:
-                    words = words or len(record.encode()) // 4
-                    if used + words + 5 > limit_words:
-                        append(ErrorRecord(ErrorCode.OVERFLOW, index))
-                        break
-                    used += words
-                append(record)
-        append(EndRecord(self._now - start))
-        return results
-
-
-# header words of DATA (the bytes follow, 4 a word) and ERRCNT (2 words a chunk follow)
-_DATA_HEADER_WORDS = len(DataRecord(b"\0").encode()) // 4 - 1
-_ERRCNT_HEADER_WORDS = len(ErrCountRecord(1, [(0, 0)]).encode()) // 4 - 2
-
-
-def _record_words(ins: Dout | DoutCompare) -> int:
-    """Words of the record a DOUT / DOUT_CMP will send, known before it runs."""
-    if isinstance(ins, Dout):
-        return _DATA_HEADER_WORDS + -(-ins.n // 4)
-    return _ERRCNT_HEADER_WORDS + 2 * -(-ins.n // ins.chunk)
-
-
-class _Run:
-    """State of one program run: selected die, open power window.
-
-    `handlers` maps each instruction class to the bound method that runs it, so an
-    instruction costs one dict lookup to dispatch.
-    """
-
-    def __init__(self, bench: SimTransport, start_ns: int) -> None:
-        self.bench = bench
-        self.start_ns = start_ns
-        self.die: VirtualDie | None = None
-        self.window: tuple[int, int] | None = None  # (t0_ns, period_ns)
-        self.handlers: dict[type, Callable[[int, Any], Record | None]] = {
-            Ce: self._ce,
-            Delay: self._delay,
-            Mark: self._mark,
-            Power: self._power_step,
-            Timing: self._timing,
-            Gpio: self._gpio,
-            Cmd: self._cmd,
-            Addr: self._addr,
-            Din: self._din,
-            DinPattern: self._din_pattern,
-            Dout: self._dout,
-            DoutCompare: self._dout_compare,
-            WaitRdy: self._wait_rdy,
-        }
-
-    def _selected(self) -> VirtualDie:
-        if self.die is None:
-            raise _Stop(ErrorCode.NO_TARGET)
-        return self.die
-
-    def tick(self) -> None:
-        """The bench clock follows the selected die's (its bus cycles and busy waits)."""
-        die, bench = self.die, self.bench
-        if die is not None and die.now_ns > bench._now:
-            bench._now = die.now_ns
-
-    def step(self, index: int, ins: Instruction) -> Record | None:
-        """Run one instruction (dispatch by its class, or its nearest known base class)."""
-        for kind in type(ins).__mro__:
-            handler = self.handlers.get(kind)
-            if handler is not None:
-                return handler(index, ins)
-        self._selected()
-        raise _Stop(ErrorCode.BAD_OPCODE)
-
-    # -- instructions that need no die
-
-    def _ce(self, index: int, ins: Ce) -> None:
-        if ins.target >= len(self.bench._dies):
-            raise _Stop(ErrorCode.NO_TARGET)
-        self.die = self.bench._dies[ins.target]
-
-    def _delay(self, index: int, ins: Delay) -> None:
-        self.bench._now += ins.ns
-
-    def _mark(self, index: int, ins: Mark) -> Record:
-        return MarkRecord(ins.id, self.bench._now - self.start_ns)
-
-    def _power_step(self, index: int, ins: Power) -> Record | None:
-        return self._power(ins)
-
-    def _timing(self, index: int, ins: Timing) -> None:
-        bench = self.bench
-        if ins.interface != Interface.SDR:
-            raise _Stop(ErrorCode.BAD_ARG)
-        bench.expected_timing_mode = ins.mode
-        die = self.die
-        if die is not None and die.timing_mode != ins.mode:
-            bench.timing_mismatches.append(TimingMismatch(index, ins.mode, die.timing_mode))
-
-    def _gpio(self, index: int, ins: Gpio) -> None:
-        if ins.mask & GPIO_WP_N:
-            for d in self.bench._dies:
-                d.set_wp(not ins.value & GPIO_WP_N)
-
-    # -- bus instructions on the selected die (the bench clock follows it after each)
-
-    def _cmd(self, index: int, ins: Cmd) -> None:
-        self._selected().cmd(ins.byte)
-
-    def _addr(self, index: int, ins: Addr) -> None:
-        die = self._selected()
-        for byte in ins.data:
-            die.addr(byte)
-
-    def _din(self, index: int, ins: Din) -> None:
-        self._selected().write(ins.data)
-
-    def _din_pattern(self, index: int, ins: DinPattern) -> None:
-        self._selected().write(pattern_bytes(ins.pattern, ins.seed, ins.n))
-
-    def _dout(self, index: int, ins: Dout) -> Record:
-        return DataRecord(self._selected().read(ins.n))
-
-    def _dout_compare(self, index: int, ins: DoutCompare) -> Record:
-        read = self._selected().read(ins.n)
-        expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
-        return ErrCountRecord(ins.chunk, error_counts(read, expected, ins.chunk).tolist())
-
-    def _wait_rdy(self, index: int, ins: WaitRdy) -> Record:
-        busy = self._selected().wait_ready(ins.timeout_ns)
-        if busy is None:
-            raise _Stop(ErrorCode.TIMEOUT)
-        return BusyRecord(index, min(busy, U32_MAX))
-
-    def _power(self, ins: Power) -> Record | None:
-        bench = self.bench
-        if ins.start:
-            self.window = (bench._now, ins.period_ns)
-            return None
-        if self.window is None:
-            raise _Stop(ErrorCode.BAD_ARG)
-        t0, period = self.window
-        self.window = None
-        total: np.ndarray | None = None
-        for die in bench._dies:
-            trace = np.asarray(die.current_trace(t0, bench._now, period), dtype=np.int64)
-            total = trace if total is None else total + trace
-        assert total is not None
-        return PowerRecord(period, np.clip(total, 0, U32_MAX).tolist())
-
-
-def error_counts(read: bytes, expected: bytes, chunk: int) -> np.ndarray:
-    """What the comparator of DOUT_CMP returns: per chunk (bits expected 0 read 1, bits
-    expected 1 read 0), shape (chunks, 2)."""
-    counts = [(e.errors_0to1, e.errors_1to0) for e in chunk_bit_errors(expected, read, chunk)]
-    return np.array(counts, dtype=np.int64).reshape(-1, 2)
-
-
-def diagnose(words: bytes) -> tuple[ErrorCode, int]:
-    """Why `Program.decode` rejects `words`: (error code, index of the failing instruction)."""
-    nwords = len(words) // 4
-    pos = index = 0
-    while pos < nwords:
-        (header,) = WORD.unpack_from(words, 4 * pos)
-        code = header >> CODE_SHIFT
-        if code == Opcode.END:
-            if len(words) % 4:
-                return ErrorCode.TRUNCATED, index
-            return ErrorCode.BAD_ARG, index  # END arg set, or words after END
-        layout = OP_LAYOUTS.get(code)
-        if layout is None:
-            return ErrorCode.BAD_OPCODE, index
-        if header & layout.reserved_mask:
-            return ErrorCode.BAD_ARG, index
-        try:
-            _, end = unpack(layout, words, pos)
-        except OpProgramError as exc:
-            truncated = "truncated" in str(exc)
-            return (ErrorCode.TRUNCATED if truncated else ErrorCode.BAD_ARG), index
-        try:
-            Program.decode(words[4 * pos : 4 * end] + _END_WORD)
-        except OpProgramError:
-            return ErrorCode.BAD_ARG, index
-        pos, index = end, index + 1
-    return ErrorCode.TRUNCATED, index
-
-
-_END_WORD = WORD.pack(Opcode.END << CODE_SHIFT)

@@ -33,7 +33,8 @@ from nandlab.regs import ID_MAGIC
 from nandlab.rtlsim.ctrl_bench import BenchConfig, CtrlBench
 from nandlab.rtlsim.programs import Programs, compare
 from nandlab.rtlsim.sim_env import build_ctrl, run
-from nandlab.transport.sim import SimTransport, error_counts
+from nandlab.transport.comparator import error_counts
+from nandlab.transport.sim import SimTransport
 
 TOPLEVEL = "nandlab_ctrl"
 MODULE = Path(__file__).stem

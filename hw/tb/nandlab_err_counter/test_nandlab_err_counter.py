@@ -1,7 +1,7 @@
 """Testbench of nandlab_err_counter: per-chunk 0->1 / 1->0 counts equal the host's.
 
 Random read / expected bytes, random gaps in `valid`, chunks closed by
-`clear`; the reference is nandlab.transport.sim.error_counts (DOUT_CMP).
+`clear`; the reference is nandlab.transport.comparator.error_counts (DOUT_CMP).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
 from nandlab.rtlsim.sim_env import build, run
-from nandlab.transport.sim import error_counts
+from nandlab.transport.comparator import error_counts
 
 TOPLEVEL = "nandlab_err_counter"
 MODULE = Path(__file__).stem

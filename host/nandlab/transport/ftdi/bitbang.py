@@ -49,6 +49,7 @@ from nandlab.ops import (
     WaitRdy,
     pattern_bytes,
 )
+from nandlab.transport.comparator import error_counts
 from nandlab.transport.ftdi.mcu_runner import LinkStats, describe, usb_errno
 
 U32_MAX = 0xFFFFFFFF
@@ -152,8 +153,6 @@ class BitbangRunner:
         elif isinstance(ins, (Dout, DoutCompare)):
             data = self._reads(ins.n)
             if isinstance(ins, DoutCompare):
-                from nandlab.transport.sim import error_counts
-
                 expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
                 return ErrCountRecord(ins.chunk, error_counts(data, expected, ins.chunk).tolist())
             return DataRecord(data)

@@ -46,6 +46,7 @@ from nandlab.ops import (
     WaitRdy,
     pattern_bytes,
 )
+from nandlab.transport.comparator import error_counts
 from nandlab.transport.ftdi.mcu_stream import GET_BITS_HIGH, SEND_IMMEDIATE, Step
 
 U32_MAX = 0xFFFFFFFF
@@ -347,8 +348,6 @@ class McuRunner:
     def _data(self, step: Step, data: bytes) -> Record:
         self.stats.data_bytes += len(data)
         if isinstance(step.ins, DoutCompare):
-            from nandlab.transport.sim import error_counts
-
             ins = step.ins
             expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
             return ErrCountRecord(ins.chunk, error_counts(data, expected, ins.chunk).tolist())

@@ -1,0 +1,310 @@
+"""The sim bench's controller: virtual dies on one channel, one clock, op programs run.
+
+`DieBus` plays what the FPGA sequencer does on a hardware bench: CMD / ADDR /
+DIN / DOUT drive the selected die's byte-cycle interface, WAIT_RDY polls
+R/B#, its pattern generator and comparator serve DIN_PAT / DOUT_CMP, POWER
+sums the dies' current logs. All dies share one virtual clock (`now`): time
+spent on one target passes for every die. The rules a hardware bench leaves to
+its firmware are pinned down in `nandlab.transport.sim`'s docstring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from nandlab.errors import OpProgramError
+from nandlab.ops import (
+    Addr,
+    BusyRecord,
+    Ce,
+    Cmd,
+    DataRecord,
+    Delay,
+    Din,
+    DinPattern,
+    Dout,
+    DoutCompare,
+    EndRecord,
+    ErrCountRecord,
+    ErrorCode,
+    ErrorRecord,
+    Gpio,
+    Instruction,
+    Interface,
+    Mark,
+    MarkRecord,
+    Power,
+    PowerRecord,
+    Program,
+    Record,
+    Results,
+    Timing,
+    WaitRdy,
+    pattern_bytes,
+)
+from nandlab.ops._generated import OP_LAYOUTS, Opcode
+from nandlab.ops.layout import CODE_SHIFT, WORD, unpack
+from nandlab.transport.comparator import error_counts
+from nandlab.vchip.die import VirtualDie
+
+U32_MAX = 0xFFFFFFFF
+GPIO_WP_N = 0x01
+
+
+@dataclass(frozen=True)
+class TimingMismatch:
+    """A TIMING instruction whose mode differs from the selected die's mode."""
+
+    index: int
+    expected_mode: int
+    die_mode: int
+
+
+class _Stop(Exception):
+    """Internal: an instruction failed; the program stops with an ERROR record."""
+
+    def __init__(self, code: ErrorCode) -> None:
+        self.code = code
+
+
+
+class DieBus:
+    """The dies of one bench and their shared clock (ns), running op programs on them."""
+
+    def __init__(self, dies: list[VirtualDie]) -> None:
+        self.dies = dies
+        self.now = max(d.now_ns for d in dies)
+        self.timing_mismatches: list[TimingMismatch] = []
+        self.expected_timing_mode = 0
+        self.sync()
+
+    def sync(self) -> None:
+        """Every die follows the bench clock."""
+        for die in self.dies:
+            if die.now_ns < self.now:
+                die.advance(self.now - die.now_ns)
+
+    def execute(self, program: Program, limit_words: int = 0) -> Results:
+        """Run `program`. limit_words > 0: the FPGA sequencer's RSP_LIMIT rule (nandlab_seq):
+        a record is sent only if the closing ERROR (2 words) and END (3) still fit after
+        it; the first that does not ends the program with ERROR OVERFLOW naming its
+        instruction. A DOUT / DOUT_CMP that would not fit is not run at all (the chip
+        sees no data-out), a WAIT_RDY has waited before its BUSY record is refused, and
+        nothing after the failing instruction runs."""
+        results = Results()
+        append = results.append
+        start = self.now
+        run = _Run(self, start)
+        handlers = run.handlers
+        dies = self.dies
+        die0 = dies[0] if len(dies) == 1 else None
+        used = 0
+        for index, ins in enumerate(program):
+            words = 0  # result words of this instruction's record, when known before it runs
+            if limit_words and isinstance(ins, (Dout, DoutCompare)):
+                words = _record_words(ins)
+                if used + words + 5 > limit_words:
+                    append(ErrorRecord(ErrorCode.OVERFLOW, index))
+                    break
+            handler = handlers.get(type(ins))
+            try:
+                # a class without its own handler (a subclass) takes the generic path
+                record = run.step(index, ins) if handler is None else handler(index, ins)
+            except _Stop as stop:
+                run.tick()
+                append(ErrorRecord(stop.code, index))
+                self.sync()
+                break
+            except BaseException:
+                run.tick()
+                self.sync()
+                raise
+            run.tick()
+            # every die follows the bench clock (one die: the common case, inlined)
+            if die0 is not None:
+                if die0.now_ns < self.now:
+                    die0.advance(self.now - die0.now_ns)
+            else:
+                self.sync()
+            if record is not None:
+                if limit_words:
+                    words = words or len(record.encode()) // 4
+                    if used + words + 5 > limit_words:
+                        append(ErrorRecord(ErrorCode.OVERFLOW, index))
+                        break
+                    used += words
+                append(record)
+        append(EndRecord(self.now - start))
+        return results
+
+# header words of DATA (the bytes follow, 4 a word) and ERRCNT (2 words a chunk follow)
+_DATA_HEADER_WORDS = len(DataRecord(b"\0").encode()) // 4 - 1
+_ERRCNT_HEADER_WORDS = len(ErrCountRecord(1, [(0, 0)]).encode()) // 4 - 2
+
+
+def _record_words(ins: Dout | DoutCompare) -> int:
+    """Words of the record a DOUT / DOUT_CMP will send, known before it runs."""
+    if isinstance(ins, Dout):
+        return _DATA_HEADER_WORDS + -(-ins.n // 4)
+    return _ERRCNT_HEADER_WORDS + 2 * -(-ins.n // ins.chunk)
+
+
+class _Run:
+    """State of one program run: selected die, open power window.
+
+    `handlers` maps each instruction class to the bound method that runs it, so an
+    instruction costs one dict lookup to dispatch.
+    """
+
+    def __init__(self, bench: DieBus, start_ns: int) -> None:
+        self.bench = bench
+        self.start_ns = start_ns
+        self.die: VirtualDie | None = None
+        self.window: tuple[int, int] | None = None  # (t0_ns, period_ns)
+        self.handlers: dict[type, Callable[[int, Any], Record | None]] = {
+            Ce: self._ce,
+            Delay: self._delay,
+            Mark: self._mark,
+            Power: self._power_step,
+            Timing: self._timing,
+            Gpio: self._gpio,
+            Cmd: self._cmd,
+            Addr: self._addr,
+            Din: self._din,
+            DinPattern: self._din_pattern,
+            Dout: self._dout,
+            DoutCompare: self._dout_compare,
+            WaitRdy: self._wait_rdy,
+        }
+
+    def _selected(self) -> VirtualDie:
+        if self.die is None:
+            raise _Stop(ErrorCode.NO_TARGET)
+        return self.die
+
+    def tick(self) -> None:
+        """The bench clock follows the selected die's (its bus cycles and busy waits)."""
+        die, bench = self.die, self.bench
+        if die is not None and die.now_ns > bench.now:
+            bench.now = die.now_ns
+
+    def step(self, index: int, ins: Instruction) -> Record | None:
+        """Run one instruction (dispatch by its class, or its nearest known base class)."""
+        for kind in type(ins).__mro__:
+            handler = self.handlers.get(kind)
+            if handler is not None:
+                return handler(index, ins)
+        self._selected()
+        raise _Stop(ErrorCode.BAD_OPCODE)
+
+    # -- instructions that need no die
+
+    def _ce(self, index: int, ins: Ce) -> None:
+        if ins.target >= len(self.bench.dies):
+            raise _Stop(ErrorCode.NO_TARGET)
+        self.die = self.bench.dies[ins.target]
+
+    def _delay(self, index: int, ins: Delay) -> None:
+        self.bench.now += ins.ns
+
+    def _mark(self, index: int, ins: Mark) -> Record:
+        return MarkRecord(ins.id, self.bench.now - self.start_ns)
+
+    def _power_step(self, index: int, ins: Power) -> Record | None:
+        return self._power(ins)
+
+    def _timing(self, index: int, ins: Timing) -> None:
+        bench = self.bench
+        if ins.interface != Interface.SDR:
+            raise _Stop(ErrorCode.BAD_ARG)
+        bench.expected_timing_mode = ins.mode
+        die = self.die
+        if die is not None and die.timing_mode != ins.mode:
+            bench.timing_mismatches.append(TimingMismatch(index, ins.mode, die.timing_mode))
+
+    def _gpio(self, index: int, ins: Gpio) -> None:
+        if ins.mask & GPIO_WP_N:
+            for d in self.bench.dies:
+                d.set_wp(not ins.value & GPIO_WP_N)
+
+    # -- bus instructions on the selected die (the bench clock follows it after each)
+
+    def _cmd(self, index: int, ins: Cmd) -> None:
+        self._selected().cmd(ins.byte)
+
+    def _addr(self, index: int, ins: Addr) -> None:
+        die = self._selected()
+        for byte in ins.data:
+            die.addr(byte)
+
+    def _din(self, index: int, ins: Din) -> None:
+        self._selected().write(ins.data)
+
+    def _din_pattern(self, index: int, ins: DinPattern) -> None:
+        self._selected().write(pattern_bytes(ins.pattern, ins.seed, ins.n))
+
+    def _dout(self, index: int, ins: Dout) -> Record:
+        return DataRecord(self._selected().read(ins.n))
+
+    def _dout_compare(self, index: int, ins: DoutCompare) -> Record:
+        read = self._selected().read(ins.n)
+        expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
+        return ErrCountRecord(ins.chunk, error_counts(read, expected, ins.chunk).tolist())
+
+    def _wait_rdy(self, index: int, ins: WaitRdy) -> Record:
+        busy = self._selected().wait_ready(ins.timeout_ns)
+        if busy is None:
+            raise _Stop(ErrorCode.TIMEOUT)
+        return BusyRecord(index, min(busy, U32_MAX))
+
+    def _power(self, ins: Power) -> Record | None:
+        bench = self.bench
+        if ins.start:
+            self.window = (bench.now, ins.period_ns)
+            return None
+        if self.window is None:
+            raise _Stop(ErrorCode.BAD_ARG)
+        t0, period = self.window
+        self.window = None
+        total: np.ndarray | None = None
+        for die in bench.dies:
+            trace = np.asarray(die.current_trace(t0, bench.now, period), dtype=np.int64)
+            total = trace if total is None else total + trace
+        assert total is not None
+        return PowerRecord(period, np.clip(total, 0, U32_MAX).tolist())
+
+
+def diagnose(words: bytes) -> tuple[ErrorCode, int]:
+    """Why `Program.decode` rejects `words`: (error code, index of the failing instruction)."""
+    nwords = len(words) // 4
+    pos = index = 0
+    while pos < nwords:
+        (header,) = WORD.unpack_from(words, 4 * pos)
+        code = header >> CODE_SHIFT
+        if code == Opcode.END:
+            if len(words) % 4:
+                return ErrorCode.TRUNCATED, index
+            return ErrorCode.BAD_ARG, index  # END arg set, or words after END
+        layout = OP_LAYOUTS.get(code)
+        if layout is None:
+            return ErrorCode.BAD_OPCODE, index
+        if header & layout.reserved_mask:
+            return ErrorCode.BAD_ARG, index
+        try:
+            _, end = unpack(layout, words, pos)
+        except OpProgramError as exc:
+            truncated = "truncated" in str(exc)
+            return (ErrorCode.TRUNCATED if truncated else ErrorCode.BAD_ARG), index
+        try:
+            Program.decode(words[4 * pos : 4 * end] + _END_WORD)
+        except OpProgramError:
+            return ErrorCode.BAD_ARG, index
+        pos, index = end, index + 1
+    return ErrorCode.TRUNCATED, index
+
+
+_END_WORD = WORD.pack(Opcode.END << CODE_SHIFT)
