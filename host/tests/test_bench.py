@@ -15,7 +15,7 @@ from nandlab.ops import Program
 from nandlab.ops._generated import SPEC_VERSION
 from nandlab.regs import ID_MAGIC
 from nandlab.transport import SimTransport
-from nandlab.transport.xdma import emulated_bench
+from nandlab.transport.xdma_emulation import emulated_bench
 from nandlab.vusb.bench import virtual_ftdi_bench
 
 REPO = Path(__file__).resolve().parents[2]

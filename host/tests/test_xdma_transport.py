@@ -16,12 +16,11 @@ from nandlab.regs import REG
 from nandlab.transport.xdma import (
     ERESTARTSYS,
     ETIME,
-    XdmaEmulation,
     XdmaOptions,
     XdmaTransport,
-    emulated_bench,
     parse_xdma_url,
 )
+from nandlab.transport.xdma_emulation import XdmaEmulation, emulated_bench
 
 FPGA_BOARD = """
 schema_version: 1
