@@ -16,6 +16,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles
 
 from nandlab.ops import Program, Results, decode_results
+from nandlab.profiles import Profile
 from nandlab.rtlsim.ctrl_bench import BenchConfig
 from nandlab.rtlsim.onfi_pins import OnfiPins
 from nandlab.rtlsim.programs import Programs, compare
@@ -28,29 +29,36 @@ class Reference(Protocol):
     def run(self, program: Program) -> Results: ...
 
 
+class ReferenceType(Protocol):
+    """How to make the reference: `SimTransport` (profile, seed, dies, not saved)."""
+
+    def __call__(self, profile: Profile, *, seed: int, dies: int, persist: bool) -> Reference: ...
+
+
 class ProgramBench:
     """Clock, reset, dies, reference; `run` / `check` programs through the DUT's link.
 
     Args:
         dut: the toplevel, with the nand_* pins of nandlab_core.
-        config: parameter set (profile, seed, dies, SDR mode, back-pressure, clock).
-        reference: runs the same programs on dies of the same profile and seed (the
-            testbench passes `sim://`; the simulation package stays below the transports).
+        reference: makes what runs the same programs on dies of the same profile and
+            seed (the testbench passes SimTransport: this package stays below the transports).
+        config: parameter set (profile, seed, dies, SDR mode, back-pressure, clock);
+            default: from the environment the pytest side set (BenchConfig.to_env).
         clk, rst: names of the clock and reset inputs; rst_active_low for an _n reset.
     """
 
     def __init__(
         self,
         dut: Any,
-        config: BenchConfig,
-        reference: Reference,
+        reference: ReferenceType,
         *,
+        config: BenchConfig | None = None,
         clk: str = "clk",
         rst: str = "rst",
         rst_active_low: bool = False,
     ) -> None:
         self.dut = dut
-        self.config = config
+        self.config = config = config or BenchConfig.from_env()
         self.clk = getattr(dut, clk)
         self.rst = getattr(dut, rst)
         self.rst_on = 0 if rst_active_low else 1
@@ -59,7 +67,7 @@ class ProgramBench:
         self.profile = config.load_profile()
         self.dies = [VirtualDie(self.profile, config.seed, k) for k in range(config.dies)]
         self.pins = OnfiPins(dut, self.dies)
-        self.ref = reference
+        self.ref = reference(self.profile, seed=config.seed, dies=config.dies, persist=False)
         self.progs = Programs(self.profile)
 
     async def send_words(self, words: bytes) -> None:

@@ -20,7 +20,7 @@ from cocotbext.axi import AxiStreamFrame
 from nandlab.onfi_spec.opcodes import Cmd
 from nandlab.ops import Program
 from nandlab.rtlsim.axis import BACKPRESSURE_ENV, StreamBench, backpressure_from_env
-from nandlab.rtlsim.sim_env import build, run
+from nandlab.rtlsim.grid import Grid, run_set
 
 TOPLEVEL = "nandlab_axis_64to32"
 MODULE = Path(__file__).stem
@@ -55,27 +55,17 @@ async def test_beats_split_low_word_first(dut) -> None:
         assert tb.rules.stalls > 0, "back-pressure never stalled the output"
 
 
-GRID = {
-    "quick": [("verilator", 1), ("icarus", 1)],
-    "full": [(sim, bp) for sim in ("verilator", "icarus") for bp in (0, 1)],
-}
+GRID = Grid(
+    f"test_{TOPLEVEL}",
+    ("sim", "backpressure"),
+    quick=[("verilator", 1), ("icarus", 1)],
+    full=[(sim, bp) for sim in ("verilator", "icarus") for bp in (0, 1)],
+)
 """(simulator, back-pressure)."""
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if metafunc.definition.name == f"test_{TOPLEVEL}":
-        full = metafunc.config.getoption("rtl_full", default=False)
-        metafunc.parametrize(("sim", "backpressure"), GRID["full" if full else "quick"])
+pytest_generate_tests = GRID.generate
 
 
 @pytest.mark.rtl
 def test_nandlab_axis_64to32(sim: str, backpressure: int) -> None:
-    folder = build(TOPLEVEL, sim, modules=[TOPLEVEL])
-    run(
-        TOPLEVEL,
-        sim,
-        folder,
-        MODULE,
-        folder / f"bp{backpressure}",
-        {BACKPRESSURE_ENV: str(backpressure)},
-    )
+    env = {BACKPRESSURE_ENV: str(backpressure)}
+    run_set(TOPLEVEL, sim, {}, MODULE, f"bp{backpressure}", env, modules=[TOPLEVEL])

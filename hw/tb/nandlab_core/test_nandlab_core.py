@@ -22,8 +22,8 @@ from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStream
 from nandlab.ops import ErrorCode
 from nandlab.rtlsim.axis import AxisRules, random_pauses
 from nandlab.rtlsim.ctrl_bench import BenchConfig
+from nandlab.rtlsim.grid import Grid, run_set
 from nandlab.rtlsim.program_bench import ProgramBench
-from nandlab.rtlsim.sim_env import build, run
 from nandlab.transport.sim import SimTransport
 
 TOPLEVEL = "nandlab_core"
@@ -34,14 +34,7 @@ class TB(ProgramBench):
     """nandlab_core with AXI-Stream models on its program and result streams."""
 
     def __init__(self, dut) -> None:
-        config = BenchConfig.from_env()
-        super().__init__(
-            dut,
-            config,
-            SimTransport(
-                config.load_profile(), seed=config.seed, dies=config.dies, persist=False
-            ),
-        )
+        super().__init__(dut, SimTransport)
         self.cmd = AxiStreamSource(
             AxiStreamBus.from_prefix(dut, "s_axis_cmd"), self.clk, self.rst
         )
@@ -101,36 +94,26 @@ async def test_counters_and_result_limit(dut) -> None:
     tb.rules.check()
 
 
-GRID = {
-    "quick": [("verilator", 10_000, 5, 1), ("icarus", 10_000, 0, 0)],
-    "full": [
+GRID = Grid(
+    f"test_{TOPLEVEL}",
+    ("sim", "clk_ps", "mode", "backpressure"),
+    quick=[("verilator", 10_000, 5, 1), ("icarus", 10_000, 0, 0)],
+    full=[
         (sim, 10_000, mode, bp)
         for sim in ("verilator", "icarus")
         for mode in (0, 3, 5)
         for bp in (0, 1)
     ]
     + [(sim, clk, 5, 1) for sim in ("verilator", "icarus") for clk in (8_000, 5_000)],
-}
+)
 """(simulator, clock period ps, SDR mode, result back-pressure)."""
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if metafunc.definition.name == f"test_{TOPLEVEL}":
-        full = metafunc.config.getoption("rtl_full", default=False)
-        metafunc.parametrize(
-            ("sim", "clk_ps", "mode", "backpressure"), GRID["full" if full else "quick"]
-        )
+pytest_generate_tests = GRID.generate
 
 
 @pytest.mark.rtl
 def test_nandlab_core(sim: str, clk_ps: int, mode: int, backpressure: int) -> None:
-    folder = build(TOPLEVEL, sim, {"CLK_PERIOD_PS": clk_ps, "NUM_CE": 2})
     config = BenchConfig(mode=mode, backpressure=backpressure, clk_ps=clk_ps)
-    run(
-        TOPLEVEL,
-        sim,
-        folder,
-        MODULE,
-        folder / f"mode{mode}-bp{backpressure}",
-        config.to_env(),
+    params = {"CLK_PERIOD_PS": clk_ps, "NUM_CE": 2}
+    run_set(
+        TOPLEVEL, sim, params, MODULE, f"mode{mode}-bp{backpressure}", config.to_env()
     )

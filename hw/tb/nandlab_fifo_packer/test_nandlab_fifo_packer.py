@@ -22,7 +22,7 @@ from cocotbext.axi import AxiStreamFrame
 from nandlab.onfi_spec.opcodes import Cmd
 from nandlab.ops import Pattern, Program
 from nandlab.rtlsim.axis import BACKPRESSURE_ENV, StreamBench, backpressure_from_env
-from nandlab.rtlsim.sim_env import build, run
+from nandlab.rtlsim.grid import Grid, run_set
 
 TOPLEVEL = "nandlab_fifo_packer"
 MODULE = Path(__file__).stem
@@ -114,34 +114,23 @@ async def test_frames_in_results_out(dut) -> None:
         assert tb.rules.stalls > 0, "back-pressure never stalled the program stream"
 
 
-GRID = {
-    "quick": [("verilator", 8, 1), ("icarus", 32, 1)],
-    "full": [
+GRID = Grid(
+    f"test_{TOPLEVEL}",
+    ("sim", "width", "backpressure"),
+    quick=[("verilator", 8, 1), ("icarus", 32, 1)],
+    full=[
         (sim, width, bp)
         for sim in ("verilator", "icarus")
         for width in (8, 32)
         for bp in (0, 1)
     ],
-}
+)
 """(simulator, FIFO_WIDTH, back-pressure)."""
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if metafunc.definition.name == f"test_{TOPLEVEL}":
-        full = metafunc.config.getoption("rtl_full", default=False)
-        metafunc.parametrize(
-            ("sim", "width", "backpressure"), GRID["full" if full else "quick"]
-        )
+pytest_generate_tests = GRID.generate
 
 
 @pytest.mark.rtl
 def test_nandlab_fifo_packer(sim: str, width: int, backpressure: int) -> None:
-    folder = build(TOPLEVEL, sim, {"FIFO_WIDTH": width}, modules=[TOPLEVEL])
-    run(
-        TOPLEVEL,
-        sim,
-        folder,
-        MODULE,
-        folder / f"bp{backpressure}",
-        {BACKPRESSURE_ENV: str(backpressure)},
-    )
+    params = {"FIFO_WIDTH": width}
+    env = {BACKPRESSURE_ENV: str(backpressure)}
+    run_set(TOPLEVEL, sim, params, MODULE, f"bp{backpressure}", env, modules=[TOPLEVEL])

@@ -32,8 +32,9 @@ from nandlab.onfi_spec.opcodes import Cmd, Feature
 from nandlab.onfi_spec.sdr_timing import sdr
 from nandlab.ops import Pattern, pattern_bytes
 from nandlab.profiles import load_profile
+from nandlab.rtlsim.grid import Grid, run_set
 from nandlab.rtlsim.onfi_pins import OnfiPins
-from nandlab.rtlsim.sim_env import TB_PROFILE, build, run
+from nandlab.rtlsim.sim_env import TB_PROFILE
 from nandlab.vchip.die import VirtualDie
 from nandlab.vchip.pin_timing import PS_PER_NS
 
@@ -233,41 +234,25 @@ async def test_program_then_read_back(dut) -> None:
     assert await tb.dout(16) == data[column : column + 16]
 
 
-GRID = {
-    "quick": [("verilator", 10_000, 0), ("verilator", 10_000, 5), ("icarus", 5_000, 3)],
-    "full": [
-        (sim, 10_000, mode) for sim in ("verilator", "icarus") for mode in range(6)
-    ]
+GRID = Grid(
+    f"test_{TOPLEVEL}",
+    ("sim", "clk_ps", "mode"),
+    quick=[("verilator", 10_000, 0), ("verilator", 10_000, 5), ("icarus", 5_000, 3)],
+    full=[(sim, 10_000, mode) for sim in ("verilator", "icarus") for mode in range(6)]
     + [
         (sim, clk, mode)
         for sim in ("verilator", "icarus")
         for clk in (8_000, 5_000)
         for mode in (0, 5)
     ],
-}
+)
 """(simulator, clock period ps, SDR mode); the presets exist for 10, 8 and 5 ns clocks."""
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if metafunc.definition.name == f"test_{TOPLEVEL}":
-        full = metafunc.config.getoption("rtl_full", default=False)
-        metafunc.parametrize(
-            ("sim", "clk_ps", "mode"), GRID["full" if full else "quick"]
-        )
+pytest_generate_tests = GRID.generate
 
 
 @pytest.mark.rtl
 def test_nandlab_onfi_phy(sim: str, clk_ps: int, mode: int) -> None:
     # whole clocks strictly inside tRHOH, as the core sets it for its clock
-    rhoh = (T_RHOH_PS - 1) // clk_ps
-    folder = build(
-        TOPLEVEL, sim, {"NUM_CE": 2, "RHOH_CYCLES": rhoh}, modules=[TOPLEVEL]
-    )
-    run(
-        TOPLEVEL,
-        sim,
-        folder,
-        MODULE,
-        folder / f"mode{mode}",
-        {"NANDLAB_TB_CLK_PS": str(clk_ps), "NANDLAB_TB_MODE": str(mode)},
-    )
+    params = {"NUM_CE": 2, "RHOH_CYCLES": (T_RHOH_PS - 1) // clk_ps}
+    env = {"NANDLAB_TB_CLK_PS": str(clk_ps), "NANDLAB_TB_MODE": str(mode)}
+    run_set(TOPLEVEL, sim, params, MODULE, f"mode{mode}", env, modules=[TOPLEVEL])

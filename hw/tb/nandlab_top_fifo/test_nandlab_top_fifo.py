@@ -24,8 +24,8 @@ from cocotb.triggers import RisingEdge
 from nandlab.errors import OpProgramError
 from nandlab.ops import decode_results
 from nandlab.rtlsim.ctrl_bench import BenchConfig
+from nandlab.rtlsim.grid import Grid, run_set
 from nandlab.rtlsim.program_bench import ProgramBench
-from nandlab.rtlsim.sim_env import build, run
 from nandlab.transport.sim import SimTransport
 
 TOPLEVEL = "nandlab_top_fifo"
@@ -93,15 +93,8 @@ class SyncFifo:
 
 class TB(ProgramBench):
     def __init__(self, dut) -> None:
-        config = BenchConfig.from_env()
-        super().__init__(
-            dut,
-            config,
-            SimTransport(
-                config.load_profile(), seed=config.seed, dies=config.dies, persist=False
-            ),
-        )
-        self.fifo = SyncFifo(dut, bool(config.backpressure))
+        super().__init__(dut, SimTransport)
+        self.fifo = SyncFifo(dut, bool(self.config.backpressure))
 
     async def send_words(self, words: bytes) -> None:
         self.fifo.rx += (len(words) // 4).to_bytes(4, "little") + words
@@ -133,38 +126,27 @@ async def test_programs_over_the_fifo_link(dut) -> None:
     assert not tb.fifo.rx, "program bytes left unread"
 
 
-GRID = {
-    "quick": [("verilator", 32, 5, 1), ("icarus", 8, 0, 1)],
-    "full": [
+GRID = Grid(
+    f"test_{TOPLEVEL}",
+    ("sim", "width", "mode", "backpressure"),
+    quick=[("verilator", 32, 5, 1), ("icarus", 8, 0, 1)],
+    full=[
         (sim, width, mode, bp)
         for sim in ("verilator", "icarus")
         for width in (8, 32)
         for mode in (0, 5)
         for bp in (0, 1)
     ],
-}
+)
 """(simulator, FIFO_WIDTH, SDR mode, FIFO stalls); 100 MHz, the FT601's clock (the only
 FIFO clock with timing presets)."""
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if metafunc.definition.name == f"test_{TOPLEVEL}":
-        full = metafunc.config.getoption("rtl_full", default=False)
-        metafunc.parametrize(
-            ("sim", "width", "mode", "backpressure"),
-            GRID["full" if full else "quick"],
-        )
+pytest_generate_tests = GRID.generate
 
 
 @pytest.mark.rtl
 def test_nandlab_top_fifo(sim: str, width: int, mode: int, backpressure: int) -> None:
-    folder = build(TOPLEVEL, sim, {"FIFO_WIDTH": width, "NUM_CE": 2})
     config = BenchConfig(mode=mode, backpressure=backpressure)
-    run(
-        TOPLEVEL,
-        sim,
-        folder,
-        MODULE,
-        folder / f"mode{mode}-bp{backpressure}",
-        config.to_env(),
+    params = {"FIFO_WIDTH": width, "NUM_CE": 2}
+    run_set(
+        TOPLEVEL, sim, params, MODULE, f"mode{mode}-bp{backpressure}", config.to_env()
     )

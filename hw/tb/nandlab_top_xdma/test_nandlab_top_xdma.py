@@ -27,8 +27,8 @@ from cocotbext.axi import (
 from nandlab.regs import ID_MAGIC, REG
 from nandlab.rtlsim.axis import AxisRules, random_pauses
 from nandlab.rtlsim.ctrl_bench import BenchConfig
+from nandlab.rtlsim.grid import Grid, run_set
 from nandlab.rtlsim.program_bench import ProgramBench
-from nandlab.rtlsim.sim_env import build, run
 from nandlab.transport.sim import SimTransport
 
 TOPLEVEL = "nandlab_top_xdma"
@@ -39,16 +39,8 @@ class TB(ProgramBench):
     """nandlab_top_xdma with models of the XDMA IP's H2C, C2H and user BAR interfaces."""
 
     def __init__(self, dut) -> None:
-        config = BenchConfig.from_env()
         super().__init__(
-            dut,
-            config,
-            SimTransport(
-                config.load_profile(), seed=config.seed, dies=config.dies, persist=False
-            ),
-            clk="axi_aclk",
-            rst="axi_aresetn",
-            rst_active_low=True,
+            dut, SimTransport, clk="axi_aclk", rst="axi_aresetn", rst_active_low=True
         )
         clk, rst = self.clk, self.rst
         self.h2c = AxiStreamSource(
@@ -105,36 +97,26 @@ async def test_user_bar_reaches_csrs(dut) -> None:
     await tb.bar.write_dword(REG["RSP_LIMIT"].offset, 0)
 
 
-GRID = {
-    "quick": [("verilator", 8_000, 5, 1)],
-    "full": [
+GRID = Grid(
+    f"test_{TOPLEVEL}",
+    ("sim", "clk_ps", "mode", "backpressure"),
+    quick=[("verilator", 8_000, 5, 1)],
+    full=[
         (sim, 8_000, mode, bp)
         for sim in ("verilator", "icarus")
         for mode in (0, 5)
         for bp in (0, 1)
     ],
-}
+)
 """(simulator, axi_aclk period ps, SDR mode, C2H back-pressure); 125 MHz is the IP's clock
 for a 64-bit Gen2 x4 link."""
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if metafunc.definition.name == f"test_{TOPLEVEL}":
-        full = metafunc.config.getoption("rtl_full", default=False)
-        metafunc.parametrize(
-            ("sim", "clk_ps", "mode", "backpressure"), GRID["full" if full else "quick"]
-        )
+pytest_generate_tests = GRID.generate
 
 
 @pytest.mark.rtl
 def test_nandlab_top_xdma(sim: str, clk_ps: int, mode: int, backpressure: int) -> None:
-    folder = build(TOPLEVEL, sim, {"CLK_PERIOD_PS": clk_ps, "NUM_CE": 2})
     config = BenchConfig(mode=mode, backpressure=backpressure, clk_ps=clk_ps)
-    run(
-        TOPLEVEL,
-        sim,
-        folder,
-        MODULE,
-        folder / f"mode{mode}-bp{backpressure}",
-        config.to_env(),
+    params = {"CLK_PERIOD_PS": clk_ps, "NUM_CE": 2}
+    run_set(
+        TOPLEVEL, sim, params, MODULE, f"mode{mode}-bp{backpressure}", config.to_env()
     )
