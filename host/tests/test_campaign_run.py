@@ -9,20 +9,20 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from nandlab.bench import Bench
 from nandlab.campaign.export import export, read_export, run_table
 from nandlab.campaign.report import report
 from nandlab.campaign.runner import RunStopped, read_meta, resume_run, run_campaign, start_run
 from nandlab.campaign.schema import campaign_text, load_campaign, parse_campaign
 from nandlab.dataset.store import RunStore
-from nandlab.errors import TransportError
 from nandlab.transport import open_bench
 from nandlab.transport.base import Transport
-from nandlab.transport.roles import Roles
 
 CAMPAIGN = """\
 name: small
@@ -115,44 +115,19 @@ def test_sigkill_then_resume_gives_identical_rows(
     assert read_export(run_dir / "measurements.parquet").num_rows == len(reference)
 
 
-class FlakyBench(Transport):
-    """A bench that fails its n-th program run with a transport error."""
+def link_lost_on_open(n: int, after_programs: int) -> Callable[[str], Transport]:
+    """An opener whose n-th bench loses its link (the sim bench's fault injector) after
+    `after_programs` programs; the runner reopens the bench at every unit boundary."""
+    opens = [0]
 
-    def __init__(self, inner: Transport, fail_at: list[int]) -> None:
-        self.inner = inner
-        self.url = inner.url
-        self.fail_at = fail_at
+    def opener(url: str) -> Transport:
+        transport = open_bench(url)
+        opens[0] += 1
+        if opens[0] == n:
+            Bench(transport).faults.inject("link_lost", after_programs=after_programs)
+        return transport
 
-    @property
-    def targets(self) -> int:
-        return self.inner.targets
-
-    @property
-    def profile(self) -> Any:
-        return self.inner.profile
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
-
-    @property
-    def roles(self) -> Roles:
-        return self.inner.roles
-
-    @property
-    def busy_source(self) -> str:
-        return self.inner.busy_source
-
-    def describe(self) -> dict[str, Any]:
-        return self.inner.describe()
-
-    def run(self, program: Any) -> Any:
-        self.fail_at[0] -= 1
-        if self.fail_at[0] == 0:
-            raise TransportError("link lost (test)")
-        return self.inner.run(program)
-
-    def close(self) -> None:
-        self.inner.close()
+    return opener
 
 
 def test_bench_fault_stops_cleanly_and_resume_retries(
@@ -160,19 +135,14 @@ def test_bench_fault_stops_cleanly_and_resume_retries(
 ) -> None:
     reference = _reference(campaign, tmp_path, monkeypatch)
     monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "flaky-data"))
-    countdown = [80]
     with pytest.raises(RunStopped) as info:
-        start_run(
-            campaign,
-            tmp_path / "runs",
-            run_id="f",
-            opener=lambda url: FlakyBench(open_bench(url), countdown),
-        )
+        start_run(campaign, tmp_path / "runs", run_id="f", opener=link_lost_on_open(5, 3))
     run_dir = tmp_path / "runs" / "f"
     meta = read_meta(run_dir)
     assert meta["status"] == "stopped"
     assert meta["failed_unit"] == info.value.unit
     assert info.value.unit in str(info.value) and "nandlab resume" in str(info.value)
+    assert "link lost (injected fault)" in meta["error"]
     assert info.value.unit not in {r["unit"] for r in _rows(run_dir)}
     result = resume_run(run_dir)
     assert result.status == "complete"
