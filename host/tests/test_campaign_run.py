@@ -143,10 +143,13 @@ def test_bench_fault_stops_cleanly_and_resume_retries(
     assert meta["failed_unit"] == info.value.unit
     assert info.value.unit in str(info.value) and "nandlab resume" in str(info.value)
     assert "link lost (injected fault)" in meta["error"]
+    assert "bench_on_resume" not in meta
     assert info.value.unit not in {r["unit"] for r in _rows(run_dir)}
     result = resume_run(run_dir)
     assert result.status == "complete"
     assert _rows(run_dir) == reference
+    (snap,) = read_meta(run_dir)["bench_on_resume"]
+    assert snap["url"] == meta["bench_url"] and snap["die_image"] == "loaded"
 
 
 def test_export_round_trips_and_report(campaign: Path, tmp_path: Path) -> None:

@@ -344,6 +344,9 @@ def resume_run(
         ledger.run_started(uid, meta["run_id"], meta["campaign"], str(run.resolve()))
     meta["status"] = "running"
     meta.setdefault("resumed_utc", []).append(utc_now())
+    assert session.bench is not None
+    # the bench may have changed in between (another instrument, a reloaded bitstream)
+    meta.setdefault("bench_on_resume", []).append(session.bench.snapshot())
     _write_meta(run, meta)
     return _run_units(session, plan, ctx, meta, run, ledger, ids, progress, unit_progress)
 
