@@ -177,7 +177,7 @@ def test_demo_writes_a_dataset(run, tmp_path: Path):
         "vth_pec10000.png",
     ):
         assert (run_dir / "plots" / name).read_bytes()[:8] == PNG_MAGIC
-    assert "RBER by condition" in (run_dir / "summary.md").read_text()
+    assert "Raw bit error rate" in (run_dir / "summary.md").read_text()
     rows = read_measurements(run_dir).to_pylist()
     rber = [r for r in rows if r["operation"] == "rber"]
     assert {(r["pec"], r["retention_label"]) for r in rber} == {
