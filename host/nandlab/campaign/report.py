@@ -16,7 +16,12 @@ from nandlab.campaign.runner import read_meta
 from nandlab.campaign.schema import parse_campaign
 from nandlab.dataset.plots import bars, rber_vs_pec, rber_vs_retention, vth_histograms
 from nandlab.dataset.store import RunStore
-from nandlab.dataset.summary import _md_table, pooled_latency, summary_markdown
+from nandlab.dataset.summary import (
+    _md_table,
+    latency_markdown,
+    pooled_latency,
+    summary_markdown,
+)
 from nandlab.dataset.writer import PLOTS, SUMMARY
 from nandlab.errors import UsageError
 from nandlab.paths import write_atomic
@@ -180,33 +185,7 @@ def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
             "supply current x busy time.",
             "",
         ]
-        parts.append(
-            _md_table(
-                [
-                    "operation",
-                    "page type",
-                    "energy",
-                    "n",
-                    "mean µs",
-                    "p99 µs",
-                    "max µs",
-                    "mean energy µJ",
-                ],
-                [
-                    [
-                        s["operation"],
-                        s["page_type"],
-                        "measured" if s["measured"] else "estimated",
-                        str(s["n"]),
-                        f"{s['mean_us']:.1f}",
-                        f"{s['p99_us']:.1f}",
-                        f"{s['max_us']:.1f}",
-                        "-" if s["mean_energy_uJ"] is None else f"{s['mean_energy_uJ']:.3f}",
-                    ]
-                    for s in stats
-                ],
-            )
-        )
+        parts.append(latency_markdown(stats))
     compute = compute_by_condition(rows)
     if compute:
         parts += [
