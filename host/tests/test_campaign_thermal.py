@@ -48,6 +48,7 @@ class Chamber(ScpiTemperature):
         super().__init__(
             board.temperature.model_copy(update={"settle_poll_s": 0.01}), sim_resource_manager()
         )
+        super().set_C(25.0)  # pyvisa-sim keeps the device's state for the whole process
         self.setpoints: list[float] = []
 
     def set_C(self, value: float) -> None:

@@ -14,7 +14,9 @@ from nandlab.instruments.scpi import sim_resource_manager
 def chamber() -> ScpiTemperature:
     settings = load_board("ft2232h-bga").temperature
     assert settings is not None
-    return ScpiTemperature(settings, sim_resource_manager())
+    chamber = ScpiTemperature(settings, sim_resource_manager())
+    chamber.set_C(25.0)  # pyvisa-sim keeps the device's state for the whole process
+    return chamber
 
 
 def test_read_set_and_settle(chamber: ScpiTemperature) -> None:
