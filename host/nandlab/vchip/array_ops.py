@@ -12,9 +12,10 @@ multi-plane, copyback and soft-bit forms, between the page buffer and the cells.
   array senses the next page while data streams out. Cache program: the cache
   register moves to the data register and R/B# returns after the transfer while
   the array programs (ARDY low).
-- Copyback: 00h-35h reads a page into the plane's data register; a program
-  confirmed with no data loaded on another plane fails.
-- Program / erase with WP# low is not performed: the status shows FAIL.
+- Copyback: 00h-35h reads a page into the plane's data register; the
+  copyback program (85h-10h) that follows fails on any other plane.
+- Program / erase with WP# low is not performed: the status shows FAIL (WP_N
+  clear) and R/B# does not go low.
 """
 
 from __future__ import annotations
