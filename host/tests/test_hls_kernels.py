@@ -1,6 +1,6 @@
 """HLS kernels (hw/hls/): C-simulation testbenches built with g++, checked against Python.
 
-err_count must give DOUT_CMP's per-chunk counts (nandlab.transport.comparator.error_counts
+err_count must give DOUT_CMP's per-chunk counts (nandlab.analysis.chunk_error_counts
 against nandlab.ops.pattern_bytes); vth_hist must give, per state and offset
 step, the cells reading "below" that the Vth sweep (nandlab.characterize.vth)
 counts.
@@ -15,9 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nandlab.analysis import unpack_cells
+from nandlab.analysis import chunk_error_counts, unpack_cells
 from nandlab.ops import Pattern, pattern_bytes
-from nandlab.transport.comparator import error_counts
 
 REPO = Path(__file__).resolve().parents[2]
 HLS = REPO / "hw" / "hls"
@@ -67,7 +66,7 @@ def test_err_count_matches_dout_cmp(tmp: Path) -> None:
         flips &= rng.integers(0, 256, n, dtype=np.uint8)
         read = (expected ^ flips).tobytes()
         lines.append(f"{n} {pattern.word:x} {seed:x} {chunk} {read.hex()}")
-        want.append(error_counts(read, expected.tobytes(), chunk).tolist())
+        want.append(chunk_error_counts(expected.tobytes(), read, chunk).tolist())
     out = subprocess.run(
         [str(exe)], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True
     ).stdout.splitlines()

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from nandlab.analysis import chunk_error_counts
 from nandlab.errors import RangeError, TransportError
 from nandlab.ops import (
     BusyRecord,
@@ -21,7 +22,6 @@ from nandlab.ops import (
     pattern_bytes,
 )
 from nandlab.transport import SimTransport, open_bench
-from nandlab.transport.comparator import error_counts
 
 STATUS = 0x70
 TWHR = 120
@@ -166,7 +166,7 @@ def test_dout_compare_counts_match_a_host_reference(bench: SimTransport) -> None
 def test_error_counts_per_chunk() -> None:
     expected = bytes([0x00, 0xFF, 0x0F, 0xF0, 0xAA])
     read = bytes([0x01, 0xFE, 0xFF, 0x00, 0xAA])
-    counts = error_counts(read, expected, 2)
+    counts = chunk_error_counts(expected, read, 2)
     # chunk 0: 0->1 one bit, 1->0 one bit; chunk 1: 0->1 four bits, 1->0 four bits; chunk 2: none
     assert counts.tolist() == [[1, 1], [4, 4], [0, 0]]
 

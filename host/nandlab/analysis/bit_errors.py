@@ -108,21 +108,28 @@ def bit_errors(written: Bytes, read: Bytes) -> BitErrors:
     return BitErrors(int(w.size) * 8, _popcount(~w & r), _popcount(w & ~r))
 
 
-def chunk_bit_errors(written: Bytes, read: Bytes, chunk_bytes: int) -> list[BitErrors]:
-    """Bit errors per chunk of `chunk_bytes` (the last chunk may be shorter), as an on-board
-    comparator returns them (DOUT to the comparator)."""
+def chunk_error_counts(written: Bytes, read: Bytes, chunk_bytes: int) -> np.ndarray:
+    """Per chunk of `chunk_bytes` (the last may be shorter): (errors 0->1, errors 1->0), an
+    int64 array of shape (chunks, 2), as an on-board comparator returns them (DOUT_CMP)."""
     if chunk_bytes <= 0:
         raise ValueError(f"chunk_bytes must be > 0, got {chunk_bytes}")
     w, r = _packed(written), _packed(read)
     if w.size != r.size:
         raise ValueError(f"lengths differ: written {w.size} bytes, read {r.size}")
     if w.size == 0:
-        return []
+        return np.zeros((0, 2), dtype=np.int64)
     starts = np.arange(0, w.size, chunk_bytes)
     up = np.add.reduceat(np.bitwise_count(~w & r).astype(np.int64), starts)
     down = np.add.reduceat(np.bitwise_count(w & ~r).astype(np.int64), starts)
-    sizes = np.diff(np.append(starts, w.size)) * 8
-    return [BitErrors(int(n), int(u), int(d)) for n, u, d in zip(sizes, up, down, strict=True)]
+    return np.stack([up, down], axis=1)
+
+
+def chunk_bit_errors(written: Bytes, read: Bytes, chunk_bytes: int) -> list[BitErrors]:
+    """Bit errors per chunk of `chunk_bytes` (the last chunk may be shorter)."""
+    counts = chunk_error_counts(written, read, chunk_bytes)
+    size = len(_packed(written))
+    sizes = [min(chunk_bytes, size - start) * 8 for start in range(0, size, chunk_bytes)]
+    return [BitErrors(n, int(u), int(d)) for n, (u, d) in zip(sizes, counts, strict=True)]
 
 
 def cell_bit_errors(written: np.ndarray, read: np.ndarray) -> BitErrors:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from nandlab.analysis import chunk_error_counts
 from nandlab.errors import OpProgramError
 from nandlab.ops import (
     Addr,
@@ -48,7 +49,6 @@ from nandlab.ops import (
 )
 from nandlab.ops._generated import OP_LAYOUTS, Opcode
 from nandlab.ops.layout import CODE_SHIFT, WORD, unpack
-from nandlab.transport.comparator import error_counts
 from nandlab.vchip.die import VirtualDie
 
 U32_MAX = 0xFFFFFFFF
@@ -253,7 +253,7 @@ class _Run:
     def _dout_compare(self, index: int, ins: DoutCompare) -> Record:
         read = self._selected().read(ins.n)
         expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
-        return ErrCountRecord(ins.chunk, error_counts(read, expected, ins.chunk).tolist())
+        return ErrCountRecord(ins.chunk, chunk_error_counts(expected, read, ins.chunk).tolist())
 
     def _wait_rdy(self, index: int, ins: WaitRdy) -> Record:
         busy = self._selected().wait_ready(ins.timeout_ns)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import cocotb
 import pytest
+from nandlab.analysis import chunk_error_counts
 from nandlab.ops import (
     ErrorCode,
     ErrorRecord,
@@ -33,7 +34,6 @@ from nandlab.regs import ID_MAGIC
 from nandlab.rtlsim.ctrl_bench import BenchConfig, CtrlBench
 from nandlab.rtlsim.programs import Programs, compare
 from nandlab.rtlsim.sim_env import build_ctrl, run
-from nandlab.transport.comparator import error_counts
 from nandlab.transport.sim import SimTransport
 
 TOPLEVEL = "nandlab_ctrl"
@@ -161,7 +161,7 @@ async def test_pattern_in_compare_out(dut) -> None:
         for against, chunk in [(pattern, 32), (Pattern.prbs(invert=True), 40),
                                (Pattern.checker(0), 1), (Pattern.constant(0xA5), n + 7)]:
             got = await tb.check(tb.progs.read_compare(4, page, against, seed, chunk))
-            want = error_counts(raw, pattern_bytes(against, seed, n), chunk).tolist()
+            want = chunk_error_counts(pattern_bytes(against, seed, n), raw, chunk).tolist()
             assert [list(c) for c in got.err_counts[0].counts] == want
 
 

@@ -1,7 +1,7 @@
 """Testbench of nandlab_err_counter: per-chunk 0->1 / 1->0 counts equal the host's.
 
 Random read / expected bytes, random gaps in `valid`, chunks closed by
-`clear`; the reference is nandlab.transport.comparator.error_counts (DOUT_CMP).
+`clear`; the reference is nandlab.analysis.chunk_error_counts (DOUT_CMP).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import cocotb
 import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, ReadOnly, RisingEdge
+from nandlab.analysis import chunk_error_counts
 from nandlab.rtlsim.sim_env import build, run
-from nandlab.transport.comparator import error_counts
 
 TOPLEVEL = "nandlab_err_counter"
 MODULE = Path(__file__).stem
@@ -46,7 +46,7 @@ async def test_chunk_counts_match_host(dut) -> None:
         dut.clear.value = 1
         await RisingEdge(dut.clk)
         dut.clear.value = 0
-    assert counts == error_counts(got, want, chunk).tolist()
+    assert counts == chunk_error_counts(want, got, chunk).tolist()
 
 
 @pytest.mark.rtl

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from pyftdi.ftdi import Ftdi
 
+from nandlab.analysis import chunk_error_counts
 from nandlab.boards.model import BitbangWiring
 from nandlab.errors import TransportError
 from nandlab.ops import (
@@ -49,7 +50,6 @@ from nandlab.ops import (
     WaitRdy,
     pattern_bytes,
 )
-from nandlab.transport.comparator import error_counts
 from nandlab.transport.ftdi.mcu_runner import LinkStats, describe, usb_errno
 
 U32_MAX = 0xFFFFFFFF
@@ -154,7 +154,8 @@ class BitbangRunner:
             data = self._reads(ins.n)
             if isinstance(ins, DoutCompare):
                 expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
-                return ErrCountRecord(ins.chunk, error_counts(data, expected, ins.chunk).tolist())
+                counts = chunk_error_counts(expected, data, ins.chunk)
+                return ErrCountRecord(ins.chunk, counts.tolist())
             return DataRecord(data)
         elif isinstance(ins, WaitRdy):
             return self._wait(ins, index)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pyftdi.ftdi import Ftdi
 from usb.core import USBError
 
+from nandlab.analysis import chunk_error_counts
 from nandlab.boards.model import FtdiController
 from nandlab.errors import TransportError
 from nandlab.ops import (
@@ -46,7 +47,6 @@ from nandlab.ops import (
     WaitRdy,
     pattern_bytes,
 )
-from nandlab.transport.comparator import error_counts
 from nandlab.transport.ftdi.mcu_stream import GET_BITS_HIGH, SEND_IMMEDIATE, Step
 
 U32_MAX = 0xFFFFFFFF
@@ -350,7 +350,7 @@ class McuRunner:
         if isinstance(step.ins, DoutCompare):
             ins = step.ins
             expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
-            return ErrCountRecord(ins.chunk, error_counts(data, expected, ins.chunk).tolist())
+            return ErrCountRecord(ins.chunk, chunk_error_counts(expected, data, ins.chunk).tolist())
         return DataRecord(data)
 
     def _busy(self, step: Step, samples: bytes, trip: _Trip) -> Record:
