@@ -96,6 +96,7 @@ def test_ftdi_snapshot_names_board_file_and_bus() -> None:
         "controller": "ft2232h",
     }
     assert snap["bus_mode"] == "mcu" and snap["device_url"] == "ftdi://ftdi:2232h/1"
+    assert snap["ftdi"] == {"ic": "ft2232h", "serial": "NLV00001"}
     assert snap["roles"] == [] and snap["instruments"] == {}
     assert snap["busy_source"].startswith("stream:in-stream R/B#")
 

@@ -69,6 +69,14 @@ class BusyTimer(Protocol):
     def last_busy_ns(self) -> int: ...
 
 
+def _usb_serial(ftdi: Ftdi) -> str | None:
+    """The FTDI chip's USB serial number (None when the device does not give it)."""
+    try:
+        return str(ftdi.usb_dev.serial_number)
+    except Exception:  # noqa: BLE001 - pyusb / libusb errors, a missing string descriptor
+        return None
+
+
 def open_error(device_url: str, exc: BaseException) -> TransportError:
     """A TransportError for a failed open that says what to do."""
     code = usb_errno(exc)
@@ -223,10 +231,15 @@ class FtdiTransport(Transport):
         return Roles(power=self.power, thermal=self.temperature)
 
     def describe(self) -> dict[str, Any]:
+        ftdi = self._ftdis[0] if self._ftdis else None
         return {
             "board": board_record(self.board, self.options.board),
             "device_url": self.options.device_url,
             "bus_mode": self.ctrl.bus_mode,
+            "ftdi": None if ftdi is None else {
+                "ic": ftdi.ic_name,
+                "serial": _usb_serial(ftdi),
+            },
         }
 
     def supports(self, capability: str) -> bool:
