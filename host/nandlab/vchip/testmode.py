@@ -11,7 +11,6 @@ decides which bytes open and confirm these sequences; this module does what they
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -60,17 +59,6 @@ def esp_tune(profile: Profile, feature: Callable[[int], bytes]) -> IsppTune | No
         extra_steps=p[3],
     )
 
-
-def mws_current_mA(profile: Profile, blocks: int) -> float:
-    """Read current of an MWS activating `blocks` blocks: each further block charges its WLs
-    from the same pump, whose output saturates at mws_pump_limit_mA above a page read."""
-    pw = profile.power
-    extra_demand = pw.mws_block_mA * max(blocks - 1, 0)
-    if pw.mws_pump_limit_mA > 0:
-        extra = pw.mws_pump_limit_mA * (1.0 - math.exp(-extra_demand / pw.mws_pump_limit_mA))
-    else:
-        extra = extra_demand
-    return pw.read_mA + extra
 
 
 # latch micro-operations that step the latches of one plane: (registers, argument byte)
@@ -289,7 +277,7 @@ class TestModeEngine(DiePart):
         if flags & MwsFlag.S_TO_C:
             regs.m3()
         end = start + round((self._profile.timing.t_read_base_us + strobe) * US)
-        clock.power.add(start, end, Phase.READ, mws_current_mA(self._profile, len(blocks)))
+        clock.power.add(start, end, Phase.READ, self._profile.power.mws_read_mA(len(blocks)))
         clock.complete(end)
         regs.out_node = Node.OUT
         self._buffer.sensed_plane = plane
