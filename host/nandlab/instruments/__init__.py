@@ -11,8 +11,6 @@ SCPI temperature control, as a board file declares them.
 
 from __future__ import annotations
 
-from typing import Any
-
 from nandlab.boards.model import Board
 from nandlab.instruments.ina2xx import (
     Ina2xxMonitor,
@@ -28,9 +26,11 @@ from nandlab.instruments.scpi import ScpiTemperature
 from nandlab.instruments.virtual_ina import VirtualIna226, VirtualIna228
 
 
-def open_instruments(board: Board) -> tuple[Any, ScpiTemperature | None]:
+def open_instruments(
+    board: Board,
+) -> tuple[Ina2xxMonitor | Ppk2Monitor | None, ScpiTemperature | None]:
     """(power monitor or None, temperature controller or None) the board file declares."""
-    power: Any = None
+    power: Ina2xxMonitor | Ppk2Monitor | None = None
     pm = board.power_monitor
     if pm is not None and pm.kind in ("ina226", "ina228"):
         power = open_ina_monitor(board)
