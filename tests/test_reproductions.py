@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pyarrow.parquet as pq
+import pytest
 from click.testing import Result
+from nandlab.campaign.schema import load_campaign
+from nandlab.campaign.sweep import expand
 from nandlab.characterize.mws_timing import Search, measure_intra_block
+from nandlab.characterize.readback import STRING_CHECKER, DataSpec, page_data
 from nandlab.onfi.chip import Chip
+from nandlab.profiles import load_profile
 from nandlab.transport.sim import SimTransport
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,6 +33,7 @@ def load_analysis(path: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"analysis_{path.parent.name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -98,6 +105,46 @@ def test_parabit_committed_report_is_rebuilt_from_its_rows(tmp_path: Path) -> No
     )
 
 
+def test_flashcosmos_fig11_from_a_reduced_run(
+    run: Callable[..., Result], tmp_path: Path
+) -> None:
+    campaign = reduced(
+        FLASHCOSMOS / "fig11.yaml",
+        tmp_path,
+        ("blocks: {range: {from: 2, to: 50, step: 2}}", "blocks: [2, 4]"),
+        ("wls: 0-191", "wls: 0-7"),
+        ("[null, 300, 600, 1000, 1100]", "[null, 600]"),
+    )
+    out = tmp_path / "runs"
+    assert run("run", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
+    assert run("report", str(out / "f")).exit_code == 0
+    text = (out / "f" / "report.md").read_text()
+    rows = pq.read_table(out / "f" / "measurements.parquet").to_pylist()
+    setting = {r["block"]: r["expression"] for r in rows if r["operation"] == "program"}
+    assert sorted(set(setting.values())) == [
+        "ESP step 100 mV, verify +600 mV",
+        "regular SLC",
+    ]
+    rate = {}
+    for block in setting:
+        read = [r for r in rows if r["operation"] == "rber" and r["block"] == block]
+        assert len(read) == 8 and {r["page_type"] for r in read} == {"SLC"}
+        rate[block] = sum(r["errors_0to1"] + r["errors_1to0"] for r in read) / sum(
+            r["bits"] for r in read
+        )
+    for block, name in setting.items():  # one block per setting: its median block
+        assert f"| {name} | {rate[block]:.3g} |" in text
+    assert "| median block: RBER(1.00) / RBER(1.59) | 10x |" in text
+    assert (out / "f" / "plots" / "fig11_esp.png").stat().st_size > 0
+
+
+def test_string_checkerboard_alternates_along_wls_and_strings() -> None:
+    profile = load_profile("tlc-48l")  # 4 strings: WL w sits at string position w // 4
+    spec = DataSpec(STRING_CHECKER, seed=0, slc=True)
+    first = [page_data(profile, spec, 2, wl, 0)[:4] for wl in range(8)]
+    assert first == [b"\x55" * 4] * 4 + [b"\xaa" * 4] * 4
+
+
 def test_flashcosmos_fig12_from_a_reduced_run(
     run: Callable[..., Result], tmp_path: Path
 ) -> None:
@@ -129,18 +176,6 @@ def test_flashcosmos_fig12_from_a_reduced_run(
     )
 
 
-def test_flashcosmos_fig12_committed_report_is_rebuilt_from_its_rows(
-    tmp_path: Path,
-) -> None:
-    rows, meta = committed(FLASHCOSMOS, "flashcosmos-fig12")
-    text, plots = load_analysis(FLASHCOSMOS / "analysis.py").report(
-        rows, meta, tmp_path
-    )
-    assert text == (FLASHCOSMOS / "report-fig12.md").read_text()
-    assert [p.name for p in plots] == ["fig12_tmws.png"]
-    assert "| 48 | 1.033 | 1.02" in text
-
-
 def test_flashcosmos_fig13_from_a_reduced_run(
     run: Callable[..., Result], tmp_path: Path
 ) -> None:
@@ -166,16 +201,23 @@ def test_flashcosmos_fig13_from_a_reduced_run(
     assert (out / "f" / "plots" / "fig13_tmws.png").stat().st_size > 0
 
 
-def test_flashcosmos_fig13_committed_report_is_rebuilt_from_its_rows(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("figure", "plot", "line"),
+    [
+        ("fig11", "fig11_esp.png", "| 1.00 | regular SLC |"),
+        ("fig12", "fig12_tmws.png", "| 48 | 1.033 | 1.0280 |"),
+        ("fig13", "fig13_tmws.png", "| 32 | 1.363 | 1.3609 |"),
+    ],
+)
+def test_flashcosmos_committed_report_is_rebuilt_from_its_rows(
+    figure: str, plot: str, line: str, tmp_path: Path
 ) -> None:
-    rows, meta = committed(FLASHCOSMOS, "flashcosmos-fig13")
-    text, plots = load_analysis(FLASHCOSMOS / "analysis.py").report(
-        rows, meta, tmp_path
-    )
-    assert text == (FLASHCOSMOS / "report-fig13.md").read_text()
-    assert [p.name for p in plots] == ["fig13_tmws.png"]
-    assert "| 32 | 1.363 | 1.3609 |" in text
+    rows, meta = committed(FLASHCOSMOS, f"flashcosmos-{figure}-2")
+    analysis = load_analysis(FLASHCOSMOS / "analysis.py")
+    text, plots = analysis.report(rows, meta, tmp_path)
+    assert text == (FLASHCOSMOS / f"report-{figure}.md").read_text()
+    assert [p.name for p in plots] == [plot]
+    assert line in text
 
 
 def test_mws_timing_port_gives_the_old_scripts_row() -> None:
@@ -210,3 +252,24 @@ def test_report_names_a_missing_analysis(
     result = run("report", str(out / "c"))
     assert result.exit_code == 2
     assert f"the campaign's analysis {tmp_path / 'gone.py'} is missing" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for folder in (PARABIT, FLASHCOSMOS) for p in folder.glob("*.yaml")),
+    ids=lambda p: p.name,
+)
+def test_reproduction_campaigns_expand(path: Path) -> None:
+    """Every reproduction campaign names an analysis that exists and expands into units
+    (the full-size ones are too long to run in the tests)."""
+    loaded = load_campaign(path)
+    spec = loaded.campaign.blocks
+    if spec.range is not None:
+        blocks = list(range(spec.range.from_, spec.range.to + 1, spec.range.step))
+    elif spec.random is not None:
+        blocks = list(range(spec.random.from_, spec.random.from_ + spec.random.count))
+    else:
+        blocks = list(spec.blocks or [])
+    assert expand(loaded, blocks).units
+    assert loaded.campaign.analysis is not None
+    assert (path.parent / loaded.campaign.analysis).is_file()

@@ -1,16 +1,21 @@
-"""Flash-Cosmos figures from the rows of a campaign run: Figs. 12 and 13 (MWS timing).
+"""Flash-Cosmos figures from the rows of a campaign run: Fig. 11 (ESP), Figs. 12 and 13
+(MWS timing).
 
-`nandlab report RUN_DIR` calls `report` for fig12.yaml and fig13.yaml (their
-`analysis:`). Every number is recomputed from the run's rows: the SLC page reads
-give tR, the `mws` rows the minimum error-free tMWS per number of WLs
-(intra-block) or blocks (inter-block) and the result bits compared to find it.
-Targets and tolerances: shared/CALIBRATION.md (Flash-Cosmos chip); latency
-ratios within +-5 %.
+`nandlab report RUN_DIR` calls `report` for fig11.yaml, fig12.yaml and fig13.yaml (their
+`analysis:`). Every number is recomputed from the run's rows: for Fig. 11 the program
+rows (setting, program time) and the RBER rows of the same blocks; for Figs. 12 / 13 the
+SLC page reads give tR, the `mws` rows the minimum error-free tMWS per number of WLs
+(intra-block) or blocks (inter-block) and the result bits compared to find it. Targets
+and tolerances: shared/CALIBRATION.md (Flash-Cosmos chip): error rates within a factor
+of 2, latency ratios within +-5 %.
 """
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +24,9 @@ from matplotlib.figure import Figure
 
 Row = Mapping[str, Any]
 TIME_TOL = 0.05
+RATE_FACTOR = 2.0
+REGULAR = "regular SLC"
+"""The program rows' expression of regular SLC programming (the esp_program step's)."""
 
 FIGURES = {
     # expression of the mws rows: (figure, what is counted, paper per count, paper points)
@@ -66,12 +74,18 @@ def t_read_us(rows: Sequence[Row]) -> float:
 
 def mws_curves(rows: Sequence[Row]) -> dict[str, list[tuple[int, float, int]]]:
     """Per MWS kind (expression): (count sensed at once, tMWS / tR, bits compared), by count."""
+    mws = [
+        r
+        for r in rows
+        if r.get("operation") == "mws" and r.get("expression") in FIGURES
+    ]
+    if not mws:
+        return {}
     t_r = t_read_us(rows)
     curves: dict[str, list[tuple[int, float, int]]] = {}
-    for r in rows:
-        if r.get("operation") == "mws" and r.get("expression") in FIGURES:
-            point = (int(r["chunk"]), float(r["latency_us"]) / t_r, int(r["bits"]))
-            curves.setdefault(str(r["expression"]), []).append(point)
+    for r in mws:
+        point = (int(r["chunk"]), float(r["latency_us"]) / t_r, int(r["bits"]))
+        curves.setdefault(str(r["expression"]), []).append(point)
     return {k: sorted(v) for k, v in curves.items()}
 
 
@@ -96,16 +110,149 @@ def plot_curve(
     return path
 
 
+@dataclass(frozen=True)
+class EspPoint:
+    """One ESP setting of Fig. 11: tESP / tPROG and per-block (errors, bits), best first."""
+
+    setting: str
+    ratio: float
+    blocks: list[tuple[int, int]]
+
+    @property
+    def median(self) -> tuple[int, int]:
+        """The median block (the lower one of an even count)."""
+        return self.blocks[(len(self.blocks) - 1) // 2]
+
+    @property
+    def total(self) -> tuple[int, int]:
+        return sum(e for e, _ in self.blocks), sum(n for _, n in self.blocks)
+
+
+def esp_points(rows: Sequence[Row]) -> tuple[float, list[EspPoint]]:
+    """Fig. 11 from the program rows (setting, tPROG / tESP per page) and the RBER rows of
+    the same blocks: (tPROG µs, the mean of the regular SLC programs; the points sorted by
+    tESP / tPROG). No regular SLC programs: (nan, [])."""
+    setting: dict[int, str] = {}
+    times: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        if r.get("operation") == "program" and r.get("expression"):
+            setting[int(r["block"])] = str(r["expression"])
+            times[str(r["expression"])].append(float(r["latency_us"]))
+    if REGULAR not in times:
+        return math.nan, []
+    per_block: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for r in rows:
+        if r.get("operation") == "rber" and int(r["block"]) in setting:
+            acc = per_block[int(r["block"])]
+            acc[0] += int(r["errors_0to1"]) + int(r["errors_1to0"])
+            acc[1] += int(r["bits"])
+    t_prog = sum(times[REGULAR]) / len(times[REGULAR])
+    points = []
+    for name, lat in times.items():
+        blocks = [tuple(v) for b, v in per_block.items() if setting[b] == name]
+        ranked = sorted(((e, n) for e, n in blocks), key=lambda v: v[0] / v[1])
+        points.append(EspPoint(name, sum(lat) / len(lat) / t_prog, ranked))
+    return t_prog, sorted(points, key=lambda p: p.ratio)
+
+
+def rate(errors: int, bits: int) -> str:
+    return f"{errors / bits:.3g}" if errors else f"0 (0 in {bits:.3g})"
+
+
+def within_rate(measured: float, paper: float) -> bool:
+    """Error rates (and their ratios) within RATE_FACTOR of the paper's, on a log scale."""
+    return measured > 0 and abs(math.log(measured / paper)) <= math.log(RATE_FACTOR)
+
+
+def esp_section(
+    t_prog: float, points: list[EspPoint], plots: Path
+) -> tuple[list[str], Path]:
+    lines = [
+        "### Fig. 11: RBER vs tESP / tPROG, checkered SLC data, 10K P/E + 1 year at 30 C",
+        "",
+        (
+            f"tPROG = {t_prog:.1f} us (regular SLC programs, mean) measured; tESP: the mean "
+            "program time of each setting. Default SLC read reference; RBER of the median / worst / best "
+            "block. Error rates and their ratios within a factor of 2 (log scale); zero "
+            "errors = 0 in >= 1e9 bits read."
+        ),
+        "",
+        (
+            "| tESP/tPROG | setting | median block RBER | worst | best | errors / bits (all "
+            "blocks) | blocks |"
+        ),
+        "|---|---|---|---|---|---|---|",
+    ]
+    for p in points:
+        (be, bn), (we, wn) = p.blocks[0], p.blocks[-1]
+        err, bits = p.total
+        lines.append(
+            f"| {p.ratio:.2f} | {p.setting} | {rate(*p.median)} | {we / wn:.3g} | "
+            f"{be / bn:.3g} | {err} / {bits:.3g} | {len(p.blocks)} |"
+        )
+    base = points[0]
+    near = min(points, key=lambda p: abs(p.ratio - 1.6))
+    (e0, n0), (e1, n1) = base.median, near.median
+    if e1:
+        red = (e0 / n0) / (e1 / n1)
+        shown = f"{red:.3g}x"
+    else:
+        red = math.inf
+        shown = f">= {e0 / n0 * n1:.3g}x (0 errors in the median block's {n1:.3g} bits)"
+    lines += [
+        "",
+        "| claim | paper | measured | bits | within tolerance |",
+        "|---|---|---|---|---|",
+        (
+            f"| median block: RBER({base.ratio:.2f}) / RBER({near.ratio:.2f}) | 10x | {shown} | "
+            f"{n0:.3g} + {n1:.3g} | {yes(within_rate(red, 10.0))} |"
+        ),
+    ]
+    for p in points:
+        if p.ratio >= 1.9 - 0.02:
+            err, bits = p.total
+            lines.append(
+                f"| zero errors at tESP/tPROG = {p.ratio:.2f} | 0 in 4.83e11 | {err} in "
+                f"{bits:.3g} | {bits:.3g} | {yes(err == 0 and bits >= 1e9)} |"
+            )
+    return lines, plot_esp(points, plots / "fig11_esp.png")
+
+
+def plot_esp(points: list[EspPoint], path: Path) -> Path:
+    fig = Figure(figsize=(6, 4.2))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    xs = [p.ratio for p in points]
+    for label, pick in (
+        ("worst block", lambda p: p.blocks[-1]),
+        ("median block", lambda p: p.median),
+        ("best block", lambda p: p.blocks[0]),
+    ):
+        ax.plot(
+            xs, [max(e, 0.5) / n for e, n in map(pick, points)], marker="o", label=label
+        )
+    ax.set_yscale("log")
+    ax.set_xlabel("tESP / tPROG")
+    ax.set_ylabel("RBER (errors / bit; 0 drawn at 0.5 / bits)")
+    ax.set_title("Fig. 11: ESP latency vs RBER (10K P/E, 1 year at 30 C)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    return path
+
+
 def report(
     rows: Sequence[Row], meta: Mapping[str, Any], plots: Path
 ) -> tuple[str, list[Path]]:
     """report.md text and one plot per figure in the run, from its rows and run.json only."""
     curves = mws_curves(rows)
-    if not curves:
+    t_prog, esp = esp_points(rows)
+    if not curves and not esp:
         raise ValueError(
-            "no MWS timing rows in this run: run a characterization/flashcosmos campaign"
+            "no Flash-Cosmos rows in this run: run a characterization/flashcosmos campaign"
         )
-    t_r = t_read_us(rows)
     profile = str(meta["profile"])
     lines = [
         f"# Flash-Cosmos on the {profile} virtual chip",
@@ -113,21 +260,26 @@ def report(
         (
             f"Run `{meta['run_id']}` of `{meta['campaign_file']}` on `{meta['bench_url']}`; "
             "every number below is recomputed from its rows by "
-            "characterization/flashcosmos/analysis.py (`nandlab report RUN_DIR`). Latency "
-            "ratios within +-5 % (shared/CALIBRATION.md)."
+            "characterization/flashcosmos/analysis.py (`nandlab report RUN_DIR`); targets "
+            "and tolerances: shared/CALIBRATION.md."
         ),
         "",
     ]
     made = []
+    if esp:
+        section, plot = esp_section(t_prog, esp, plots)
+        lines += [*section, "", f"![Fig. 11](plots/{plot.name})", ""]
+        made.append(plot)
     for kind, points in curves.items():
         fig_no, what, spec, _ = FIGURES[kind]
         lines += [
             f"### Fig. {fig_no}: minimum error-free tMWS vs {what} ({kind}), x tR",
             "",
             (
-                f"tR = {t_r:.2f} us (SLC page read) measured on the same bench. tMWS: busy "
-                "time of an MWS at the shortest strobe (10 ns grid) with zero errors in "
-                "consecutive sensings; bits: result bits compared during the search."
+                f"tR = {t_read_us(rows):.2f} us (SLC page read) measured on the same bench. "
+                "tMWS: busy time of an MWS at the shortest strobe (10 ns grid) with zero "
+                "errors in consecutive sensings; bits: result bits compared during the "
+                "search. Latency ratios within +-5 %."
             ),
             "",
             f"| {what} | paper | measured | bits | within tolerance |",

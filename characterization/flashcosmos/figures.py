@@ -1,10 +1,11 @@
-"""Flash-Cosmos figures on the tlc-48l virtual chip: Fig. 8, 11 and the zero-error claims.
+"""Flash-Cosmos figures on the tlc-48l virtual chip: Fig. 8 and the zero-error claims of Sec. 5.2.
 
-Figs. 12 and 13 are campaigns (fig12.yaml, fig13.yaml; `nandlab run` then `nandlab
-report`, tables and plots by analysis.py); the figures below are still hand loops. Fig. 14
-(MWS power) is reported from the committed run's rows only (see its report section).
+Figs. 11, 12 and 13 are campaigns (fig11.yaml, fig11-zero.yaml, fig12.yaml, fig13.yaml;
+`nandlab run` then `nandlab report`, tables and plots by analysis.py); the figures below
+are still hand loops. Fig. 14 (MWS power) is reported from the committed run's rows only
+(see its report section).
 
-    python characterization/flashcosmos/figures.py [--fig 8 11 zero] [--zero-bits 1e9]
+    python characterization/flashcosmos/figures.py [--fig 8 zero] [--zero-bits 1e9]
     python characterization/flashcosmos/figures.py --report RUN_DIR   # tables + plots only
 
 Measuring writes a dataset directory (nandlab.dataset.RunWriter: run.json +
@@ -15,9 +16,7 @@ PNG plots FROM THOSE ROWS ONLY, so re-analysing the raw rows gives the same tabl
 
 Everything goes through the chip layer (nandlab.onfi.testmode) and the scheme
 module (nandlab.schemes.flashcosmos) on a sim:// bench. "0 in N bits" always
-counts bits really sensed and compared with the data written: Fig. 11's zero rows
-program, bake and read as many distinct blocks as N needs (one sensing per WL);
-Sec. 5.2 counts the result bits of every MWS sensing compared with the host-side
+counts bits really sensed and compared with the data written: Sec. 5.2 counts the result bits of every MWS sensing compared with the host-side
 answer (repeated sensings of the same operand WLs, fresh read noise each time;
 the distinct operand cells are reported beside).
 """
@@ -54,12 +53,6 @@ HOURS_PER_MONTH = 730.0
 FIG8_PECS = (1_000, 3_000, 10_000)
 FIG8_RETENTION = (("0 h", 0.0), ("1 month", HOURS_PER_MONTH), ("1 year", 8760.0))
 FIG8_WLS = 47  # string WLs measured per block (WL 47, the last, is programmed, not measured)
-
-# Fig. 11: ESP family. ISPP loops of 17 us; each ESP loop raises the verify level by
-# ESP_STEP_MV (the ISPP step of the ESP phase), plus one verify loop.
-ESP_STEP_MV = 100.0  # the ESP step of the operands (schemes.flashcosmos.DEFAULT_ESP)
-FIG11_X = (1.0, 1.3, 1.6, 1.9, 2.0)
-FIG11_BLOCKS = 5  # blocks per tESP point; the median block is reported
 
 # CALIBRATION tolerances
 RATE_FACTOR = 2.0  # error rates (and ratios of error rates): within x2 on a log scale
@@ -198,97 +191,6 @@ def fig8(
     w.checkpoint("fig8")
 
 
-# ----------------------------------------------------------------------- Fig. 11
-
-
-def esp_setting(x: float) -> dict[str, float]:
-    """ESP tuning whose tESP / tPROG is about x: (x - 1) * tPROG / 17 us ISPP loops, one of
-    them a verify loop, each other one raising the verify level by ESP_STEP_MV."""
-    loops = round((x - 1.0) * 200.0 / 17.0)
-    return {"step_mV": ESP_STEP_MV, "verify_raise_mV": max(loops - 1, 0) * ESP_STEP_MV}
-
-
-def fig11(
-    w: RunWriter,
-    xs: Iterable[float] = FIG11_X,
-    blocks_per_x: int = FIG11_BLOCKS,
-    zero_bits: float = 1e9,
-    seed: int = 24,
-) -> None:
-    """RBER of checkered SLC / ESP data at 10K P/E + 1 year at 30 C (13.6 h at 85 C), read
-    at the default SLC reference. Each tESP point programs `blocks_per_x` whole blocks (all
-    sub-blocks, checkered along every string); points at tESP >= 1.9 tPROG go on with more
-    blocks until `zero_bits` bits were read (each bit sensed once)."""
-    b, chip, fc = bench(seed)
-    tm = fc.tm
-    geo = chip.geometry
-    nbits, total = geo.page_bytes * 8, geo.total_bytes
-    wls = geo.wls_per_block
-    pages = [checkered(wl // SUBS, nbits) for wl in range(wls)]
-    bufs = [packed(p, total) for p in pages]
-    next_block = 2  # every block is used once (fresh to PEC), so retention is 1 year each
-    for x in xs:
-        setting = esp_setting(x)
-        esp = setting["verify_raise_mV"] > 0 or x > 1.0
-        target = zero_bits if x >= 1.9 else 0.0
-        bits = n_blocks = 0
-        t0 = time.time()
-        while n_blocks < blocks_per_x or bits < target:
-            group = list(range(next_block, next_block + 2 * max(blocks_per_x, 1), 2))
-            next_block = group[-1] + 2
-            busy: dict[int, list[int]] = defaultdict(list)
-            for blk in group:
-                prepare(b, chip, blk)
-                if esp:
-                    tm.set_esp(**setting)
-                else:
-                    tm.clear_esp()
-                for wl in range(wls):
-                    busy[blk].append(tm.program_esp(blk, wl, bufs[wl]).busy_ns)
-            tm.clear_esp()
-            b.bake(85.0, ONE_YEAR_85C_H)
-            rows = []
-            for blk in group:
-                t_prog_us = float(np.mean(busy[blk])) / 1000.0
-                for wl in range(wls):
-                    r = chip.read_page(blk, wl, slc=True)
-                    e01, e10 = flips(r.data, pages[wl])
-                    rows.append(
-                        {
-                            "step": "fig11",
-                            "mode": "slc",
-                            "slc": True,
-                            "pattern": "checkered",
-                            "pec": PEC,
-                            "retention_age_h": 8760.0,
-                            "retention_label": "1 year",
-                            "bake_temp_C": 85.0,
-                            "bake_h": ONE_YEAR_85C_H,
-                            "block": blk,
-                            "chunk": n_blocks,  # block index within the tESP point
-                            "wl": wl,
-                            "operation": "esp" if esp else "program_slc",
-                            "expression": json.dumps(setting if esp else {}),
-                            "latency_us": t_prog_us,  # mean tPROG / tESP of the block
-                            "offset_mV": 0.0,
-                            "bits": nbits,
-                            "errors_0to1": e01,
-                            "errors_1to0": e10,
-                            "seed": seed,
-                        }
-                    )
-                    bits += nbits
-                n_blocks += 1
-            w.append(rows)
-        err = sum(
-            r["errors_0to1"] + r["errors_1to0"]
-            for r in w.rows
-            if r["step"] == "fig11" and r["expression"] == rows[0]["expression"]
-        )
-        log(f"fig11 x~{x}: {err} errors in {bits:.3g} bits, {n_blocks} blocks ({time.time() - t0:.0f} s)")
-    w.checkpoint("fig11")
-
-
 # ------------------------------------------------------------------- Sec. 5.2
 
 
@@ -419,14 +321,13 @@ def report(run_dir: Path, out: Path | None = None, plots: Path | None = None) ->
         "factor of 2 (log scale); latency / power ratios within +-5 %; zero errors = 0 in >= "
         "1e9 bits really sensed and compared."),
         "",
-        ("Figs. 12 and 13 are campaigns (fig12.yaml, fig13.yaml): "
+        ("Figs. 11, 12 and 13 are campaigns (fig11.yaml, fig12.yaml, fig13.yaml; "
+        "fig11-zero.yaml for the zero-error claim): [report-fig11.md](report-fig11.md), "
         "[report-fig12.md](report-fig12.md), [report-fig13.md](report-fig13.md)."),
         "",
     ]
     if "fig8" in steps:
         lines += _report_fig8(rows, plots)
-    if "fig11" in steps:
-        lines += _report_fig11(rows, plots)
     if "fig14" in steps:
         lines += _report_fig14(rows)
     if "zero" in steps:
@@ -550,95 +451,6 @@ def _plot_fig8(cond, labels, pecs, plots: Path) -> None:
     plt.close(fig)
 
 
-def _report_fig11(rows, plots) -> list[str]:
-    f11 = [r for r in rows if r["step"] == "fig11"]
-    t_prog = np.mean([r["latency_us"] for r in f11 if r["operation"] == "program_slc"])
-    points: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0.0]))
-    for r in f11:
-        p = points[r["expression"]][r["chunk"]]
-        p[0] += r["errors_0to1"] + r["errors_1to0"]
-        p[1] += r["bits"]
-        p[2] = r["latency_us"]
-    table = []
-    for expr, blocks in points.items():
-        per = sorted((v[0] / v[1], v[0], v[1], v[2]) for v in blocks.values())
-        med = per[(len(per) - 1) // 2]  # the median block (lower median)
-        tesp = float(np.mean([v[2] for v in blocks.values()]))
-        err = sum(v[0] for v in blocks.values())
-        bits = sum(v[1] for v in blocks.values())
-        setting = json.loads(expr) if expr else {}
-        table.append((tesp / t_prog, med, per, err, bits, setting))
-    table.sort(key=lambda t: t[0])
-    out = [
-        "### Fig. 11: RBER vs tESP / tPROG, checkered SLC data, 10K P/E + 1 year at 30 C",
-        "",
-        (f"tPROG (regular SLC) = {t_prog:.1f} us measured. ESP family: each ESP loop (17 us) "
-        f"raises the verify level by {ESP_STEP_MV:.0f} mV (the ESP ISPP step), one verify loop "
-        "more. Default SLC read reference; RBER of the median / worst / best block."),
-        "",
-        "| tESP/tPROG | ESP step / verify raise (mV) | median block RBER | worst | best | errors / bits (all blocks) | blocks |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for x, med, per, err, bits, st in table:
-        esp = f"{st.get('step_mV', 0):.0f} / {st.get('verify_raise_mV', 0):.0f}" if st else "- (regular)"
-        out.append(
-            f"| {x:.2f} | {esp} | {_rate(med[1], med[2])} | {per[-1][0]:.3g} | {per[0][0]:.3g} | "
-            f"{err} / {bits:.3g} | {len(per)} |"
-        )
-    base = table[0]
-    near16 = min(table, key=lambda t: abs(t[0] - 1.6))
-    r0 = base[1][0]
-    r16 = near16[1][0]
-    if r16 > 0:
-        red = r0 / r16
-        red_s = f"{red:.3g}x"
-    else:
-        red = math.inf
-        red_s = f">= {r0 * near16[1][2]:.3g}x (0 errors in the median block's {near16[1][2]:.3g} bits)"
-    out += [
-        "",
-        "| claim | paper | measured | bits | within tolerance |",
-        "|---|---|---|---|---|",
-        f"| median block: RBER(1.0) / RBER({near16[0]:.2f}) | 10x | {red_s} | {base[1][2]:.3g} + {near16[1][2]:.3g} | {yes(within_rate(red, 10.0))} |",
-    ]
-    for x, _med, _per, err, bits, _st in table:
-        if x >= 1.9 - 0.02:
-            out.append(
-                f"| zero errors at tESP/tPROG = {x:.2f} | 0 in 4.83e11 | {err} in {bits:.3g} | {bits:.3g} | {yes(err == 0 and bits >= 1e9)} |"
-            )
-    out.append("")
-    if plots is not None:
-        _plot_fig11(table, plots)
-        out += ["![Fig. 11](plots/fig11_esp.png)", ""]
-    return out
-
-
-def _plot_fig11(table, plots: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4.2))
-    xs = [t[0] for t in table]
-    for idx, name in ((-1, "worst block"), (None, "median block"), (0, "best block")):
-        ys = []
-        for t in table:
-            per = t[2]
-            v = t[1] if idx is None else per[idx]
-            ys.append(v[0] if v[1] else 0.5 / v[2])
-        ax.plot(xs, ys, marker="o", label=name)
-    ax.set_yscale("log")
-    ax.set_xlabel("tESP / tPROG")
-    ax.set_ylabel("RBER (errors / bit; 0 drawn at 0.5 / bits)")
-    ax.set_title("Fig. 11: ESP latency vs RBER (10K P/E, 1 year at 30 C)")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(plots / "fig11_esp.png", dpi=110)
-    plt.close(fig)
-
-
 def _report_fig14(rows) -> list[str]:
     rs = [r for r in rows if r["step"] == "fig14"]
     read = next(r for r in rs if r["operation"] == "read_slc")
@@ -699,7 +511,7 @@ def _report_zero(rows) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--fig", nargs="*", default=["8", "11", "zero"])
+    ap.add_argument("--fig", nargs="*", default=["8", "zero"])
     ap.add_argument("--zero-bits", type=float, default=1e9, help="bits behind each zero claim")
     ap.add_argument("--runs", type=Path, default=HERE / "runs", help="parent of the run dir")
     ap.add_argument("--report", type=Path, help="only rebuild report.md + plots from RUN_DIR")
@@ -714,19 +526,15 @@ def main() -> None:
             "figures": a.fig,
             "zero_bits": a.zero_bits,
             "columns": {
-                "step": "figure (fig8, fig11, zero)",
-                "chunk": "fig11: block index within "
-                "the tESP point; zero: operands",
-                "expression": "fig11: ESP setting (JSON); zero: the operation",
-                "latency_us": "fig11: mean tPROG / tESP of the block",
+                "step": "figure (fig8, zero)",
+                "chunk": "zero: operands",
+                "expression": "zero: the operation",
             },
         }
         t0 = time.time()
         with RunWriter(run, meta) as w:
             if "8" in a.fig:
                 fig8(w)
-            if "11" in a.fig:
-                fig11(w, zero_bits=a.zero_bits)
             if "zero" in a.fig:
                 zero_errors(w, a.zero_bits)
             w.update_meta(wall_s=round(time.time() - t0, 1))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import sys
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -269,6 +270,7 @@ def analysis_report(run: Path, meta: Mapping[str, Any], rows: list[dict[str, Any
     spec = importlib.util.spec_from_file_location(module_name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses and pickling look their module up there
     spec.loader.exec_module(module)
     text, plots = module.report(rows, dict(meta), run / PLOTS)
     write_atomic(run / REPORT, text.encode())
