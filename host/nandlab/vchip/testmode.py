@@ -60,7 +60,6 @@ def esp_tune(profile: Profile, feature: Callable[[int], bytes]) -> IsppTune | No
     )
 
 
-
 # latch micro-operations that step the latches of one plane: (registers, argument byte)
 _LATCH_STEPS: dict[int, Callable[[PlaneRegisters, int], None]] = {
     LatchOp.M1: lambda r, arg: r.m1(bool(arg & 1)),
