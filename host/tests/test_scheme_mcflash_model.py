@@ -20,10 +20,10 @@ from nandlab.transport import open_bench
 
 @dataclass
 class Hist:
-    cells: int
     centers_mV: np.ndarray
     counts: np.ndarray
     below_range: int
+    above_range: int
 
 
 def _histogram(mean: float, sigma: float, lo: float, hi: float, n: int, seed: int) -> Hist:
@@ -32,7 +32,8 @@ def _histogram(mean: float, sigma: float, lo: float, hi: float, n: int, seed: in
     v = np.random.default_rng(seed).normal(mean, sigma, n)
     edges = np.arange(lo, hi + 1, 25.0)
     counts, _ = np.histogram(v, edges)
-    return Hist(n, (edges[:-1] + edges[1:]) / 2, counts, int(np.count_nonzero(v < lo)))
+    above = int(np.count_nonzero(v >= edges[-1]))
+    return Hist((edges[:-1] + edges[1:]) / 2, counts, int(np.count_nonzero(v < lo)), above)
 
 
 def test_fit_recovers_a_fully_measured_state() -> None:
@@ -45,7 +46,7 @@ def test_fit_recovers_an_erased_state_seen_only_above_the_sense_floor() -> None:
     """Only ~2 % of the erased state lies above the lowest sensing voltage; its upper tail
     and the count below still fix mean and spread."""
     h = _histogram(-2200.0, 350.0, -1500.0, 500.0, 200_000, 2)
-    assert h.below_range > 0.95 * h.cells
+    assert h.below_range > 0.95 * 200_000
     m = StateModel.from_vth([h])
     assert m.means_mV[0] == pytest.approx(-2200.0, abs=60.0)
     assert m.sigmas_mV[0] == pytest.approx(350.0, rel=0.08)

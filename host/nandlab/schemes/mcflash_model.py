@@ -38,17 +38,18 @@ if TYPE_CHECKING:
 DATASHEET_MARGIN_SIGMAS = 6.5
 """Distance (in state spreads) of a default read reference from the states beside it: the
 defaults read a fresh block without error (a tail of 4e-11 each side)."""
-FIT_CDF = (1e-3, 1.0 - 1e-3)
-"""Empirical CDF range used by the probit fit (the extreme tails are a few cells)."""
+FIT_TAIL_CELLS = 20
+"""The probit fit uses the bin edges with at least this many cells on either side (the
+extreme tails are a few cells, too noisy to place)."""
 
 
 class MeasuredState(Protocol):
     """One state's Vth histogram (as `nandlab.characterize.vth.StateHistogram` gives it)."""
 
-    cells: int
     centers_mV: np.ndarray
     counts: np.ndarray
     below_range: int
+    above_range: int
 
 
 def _phi_tail(z: np.ndarray) -> np.ndarray:
@@ -62,11 +63,15 @@ def _phi_tail(z: np.ndarray) -> np.ndarray:
 def _probit_fit(state: MeasuredState) -> tuple[float, float]:
     """(mean, sigma) mV of a normal fitted to a state's histogram on a probit scale."""
     centers = np.asarray(state.centers_mV, dtype=np.float64)
-    if state.cells <= 0 or centers.size < 2:
+    # cells the sweep placed (inside it, below or above it); a cell that read noise put
+    # next to another reference is in none and would bend the tail
+    cells = state.below_range + int(np.sum(state.counts)) + state.above_range
+    if cells <= 0 or centers.size < 2:
         raise UsageError("a state model needs a Vth histogram of at least two bins per state")
     upper = np.append((centers[:-1] + centers[1:]) / 2, 1.5 * centers[-1] - 0.5 * centers[-2])
-    cdf = (state.below_range + np.cumsum(state.counts)) / state.cells
-    keep = (cdf > FIT_CDF[0]) & (cdf < FIT_CDF[1])
+    below = state.below_range + np.cumsum(state.counts)
+    cdf = below / cells
+    keep = (below >= FIT_TAIL_CELLS) & (cells - below >= FIT_TAIL_CELLS)
     if np.count_nonzero(keep) < 2:
         raise UsageError("a state's measured Vth histogram has too few cells inside the sweep")
     z = np.array([NormalDist().inv_cdf(float(c)) for c in cdf[keep]])
