@@ -1,7 +1,7 @@
 """Flash-Cosmos figures from the rows of a campaign run: Fig. 11 (ESP), Figs. 12 and 13
-(MWS timing).
+(MWS timing), Fig. 14 (MWS power).
 
-`nandlab report RUN_DIR` calls `report` for fig11.yaml, fig12.yaml and fig13.yaml (their
+`nandlab report RUN_DIR` calls `report` for the fig*.yaml campaigns here (their
 `analysis:`). Every number is recomputed from the run's rows: for Fig. 11 the program
 rows (setting, program time) and the RBER rows of the same blocks; for Figs. 12 / 13 the
 SLC page reads give tR, the `mws` rows the minimum error-free tMWS per number of WLs
@@ -25,6 +25,8 @@ from matplotlib.figure import Figure
 Row = Mapping[str, Any]
 TIME_TOL = 0.05
 RATE_FACTOR = 2.0
+POWER_KIND = "inter-block power"
+"""The MWS power rows' expression (nandlab.characterize.mws_power.POWER_KIND)."""
 REGULAR = "regular SLC"
 """The program rows' expression of regular SLC programming (the esp_program step's)."""
 
@@ -243,13 +245,66 @@ def plot_esp(points: list[EspPoint], path: Path) -> Path:
     return path
 
 
+def power_section(rows: Sequence[Row]) -> list[str]:
+    """Fig. 14: mean current of MWS over n blocks and of an erase, over a page read's; the
+    energy of one 4-block MWS against 4 reads. Empty without MWS power rows."""
+    mws = {
+        int(r["chunk"]): r
+        for r in rows
+        if r.get("operation") == "mws" and r.get("expression") == POWER_KIND
+    }
+    reads = [
+        r for r in rows if r.get("operation") == "read" and r.get("energy_measured")
+    ]
+    erases = [
+        r for r in rows if r.get("operation") == "erase" and r.get("energy_measured")
+    ]
+    if not mws or not reads or not erases:
+        return []
+    read_mA = sum(float(r["mean_mA"]) for r in reads) / len(reads)
+    read_uJ = sum(float(r["energy_uJ"]) for r in reads) / len(reads)
+    erase = sum(float(r["mean_mA"]) for r in erases) / len(erases) / read_mA
+    lines = [
+        "### Fig. 14: chip power of inter-block MWS / page read",
+        "",
+        (
+            f"Mean supply current over each operation's POWER window (busy time): page read "
+            f"{read_mA:.2f} mA, erase {erase * read_mA:.2f} mA ({len(erases)} erases). Power "
+            "ratios within +-5 %."
+        ),
+        "",
+        "| quantity | paper | measured | within tolerance |",
+        "|---|---|---|---|",
+    ]
+    for n, paper in ((2, 1.34), (4, 1.80)):
+        if n in mws:
+            ratio = float(mws[n]["mean_mA"]) / read_mA
+            ok = abs(ratio / paper - 1) <= TIME_TOL
+            lines.append(
+                f"| {n} blocks, x page read | {paper:g} | {ratio:.3f} | {yes(ok)} |"
+            )
+    if 4 in mws:
+        four = float(mws[4]["mean_mA"]) / read_mA
+        lines.append(
+            f"| 4 blocks below erase power ({erase:.2f} x page read) | yes | "
+            f"{yes(four < erase)} | {yes(four < erase)} |"
+        )
+        energy = float(mws[4]["energy_uJ"]) / (4 * read_uJ)
+        ok = abs(energy / 0.47 - 1) <= TIME_TOL
+        lines.append(
+            f"| energy 4-block MWS / 4 reads | 0.47 (53 % below) | {energy:.3f} | {yes(ok)} |"
+        )
+    return lines
+
+
 def report(
     rows: Sequence[Row], meta: Mapping[str, Any], plots: Path
 ) -> tuple[str, list[Path]]:
     """report.md text and one plot per figure in the run, from its rows and run.json only."""
     curves = mws_curves(rows)
     t_prog, esp = esp_points(rows)
-    if not curves and not esp:
+    power = power_section(rows)
+    if not curves and not esp and not power:
         raise ValueError(
             "no Flash-Cosmos rows in this run: run a characterization/flashcosmos campaign"
         )
@@ -266,6 +321,8 @@ def report(
         "",
     ]
     made = []
+    if power:
+        lines += [*power, ""]
     if esp:
         section, plot = esp_section(t_prog, esp, plots)
         lines += [*section, "", f"![Fig. 11](plots/{plot.name})", ""]

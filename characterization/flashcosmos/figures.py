@@ -1,9 +1,8 @@
 """Flash-Cosmos figures on the tlc-48l virtual chip: Fig. 8 and the zero-error claims of Sec. 5.2.
 
-Figs. 11, 12 and 13 are campaigns (fig11.yaml, fig11-zero.yaml, fig12.yaml, fig13.yaml;
-`nandlab run` then `nandlab report`, tables and plots by analysis.py); the figures below
-are still hand loops. Fig. 14 (MWS power) is reported from the committed run's rows only
-(see its report section).
+Figs. 11 to 14 are campaigns (fig11.yaml, fig11-zero.yaml, fig12.yaml, fig13.yaml,
+fig14.yaml; `nandlab run` then `nandlab report`, tables and plots by analysis.py); the
+figures below are still hand loops.
 
     python characterization/flashcosmos/figures.py [--fig 8 zero] [--zero-bits 1e9]
     python characterization/flashcosmos/figures.py --report RUN_DIR   # tables + plots only
@@ -321,15 +320,14 @@ def report(run_dir: Path, out: Path | None = None, plots: Path | None = None) ->
         "factor of 2 (log scale); latency / power ratios within +-5 %; zero errors = 0 in >= "
         "1e9 bits really sensed and compared."),
         "",
-        ("Figs. 11, 12 and 13 are campaigns (fig11.yaml, fig12.yaml, fig13.yaml; "
+        ("Figs. 11 to 14 are campaigns (fig11.yaml, fig12.yaml, fig13.yaml, fig14.yaml; "
         "fig11-zero.yaml for the zero-error claim): [report-fig11.md](report-fig11.md), "
-        "[report-fig12.md](report-fig12.md), [report-fig13.md](report-fig13.md)."),
+        "[report-fig12.md](report-fig12.md), [report-fig13.md](report-fig13.md), "
+        "[report-fig14.md](report-fig14.md)."),
         "",
     ]
     if "fig8" in steps:
         lines += _report_fig8(rows, plots)
-    if "fig14" in steps:
-        lines += _report_fig14(rows)
     if "zero" in steps:
         lines += _report_zero(rows)
     text = "\n".join(lines).rstrip() + "\n"
@@ -449,34 +447,6 @@ def _plot_fig8(cond, labels, pecs, plots: Path) -> None:
     fig.tight_layout()
     fig.savefig(plots / "fig8_rber.png", dpi=110)
     plt.close(fig)
-
-
-def _report_fig14(rows) -> list[str]:
-    rs = [r for r in rows if r["step"] == "fig14"]
-    read = next(r for r in rs if r["operation"] == "read_slc")
-    mws = {r["chunk"]: r for r in rs if r["operation"] == "mws"}
-    erase = next(r for r in rs if r["operation"] == "erase")
-    r2 = mws[2]["mean_mA"] / read["mean_mA"]
-    r4 = mws[4]["mean_mA"] / read["mean_mA"]
-    re_ = erase["mean_mA"] / read["mean_mA"]
-    er = mws[4]["energy_uJ"] / (4 * read["energy_uJ"])
-    return [
-        "### Fig. 14: chip power of inter-block MWS / page read",
-        "",
-        (f"Average current over the busy window from the die's power log: page read "
-        f"{read['mean_mA']:.2f} mA, erase {erase['mean_mA']:.2f} mA. Rows of the committed run "
-        "only: the loop that measured them read the virtual die's private power log, which a "
-        "controller must not; it returns as a campaign step once the chip layer measures an MWS "
-        "over a POWER window."),
-        "",
-        "| quantity | paper | measured | within tolerance |",
-        "|---|---|---|---|",
-        f"| 2 blocks | 1.34 | {r2:.3f} | {yes(abs(r2 / 1.34 - 1) <= TIME_TOL)} |",
-        f"| 4 blocks | ~1.80 | {r4:.3f} | {yes(abs(r4 / 1.80 - 1) <= TIME_TOL)} |",
-        f"| 4 blocks below erase power (measured {re_:.2f}) | yes | {yes(r4 < re_)} | {yes(r4 < re_)} |",
-        f"| energy 4-block MWS / 4 reads | 0.47 (53 % below) | {er:.3f} | {yes(abs(er / 0.47 - 1) <= TIME_TOL)} |",
-        "",
-    ]
 
 
 def _report_zero(rows) -> list[str]:

@@ -16,7 +16,9 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from nandlab.errors import ChipStatusFail, TransportError, UnsupportedCapability
 from nandlab.onfi.chip import Chip
@@ -24,6 +26,10 @@ from nandlab.onfi.results import busy_steps, data_records
 from nandlab.onfi_spec.opcodes import Status
 from nandlab.ops import Program, Results
 from nandlab.sequences import core, power
+from nandlab.sequences import testmode as testmode_seq
+
+if TYPE_CHECKING:
+    from nandlab.onfi.testmode import TestMode
 
 DEFAULT_PERIOD_NS = 1000
 TIMEOUT_NS = 100_000_000
@@ -139,3 +145,20 @@ def erase_energy(
     body = core.erase(chip.sdr, geo.row_bytes(block), TIMEOUT_NS)
     what = f"ERASE block {block} (energy)"
     return _measure(chip, "erase", body, False, period_ns, what)
+
+
+def mws_energy(
+    tm: TestMode,
+    groups: Sequence[tuple[int, Sequence[int]]],
+    *,
+    period_ns: int = DEFAULT_PERIOD_NS,
+) -> EnergyMeasurement:
+    """Multi-wordline sensing (`TestMode.mws`'s groups) with its sensing in the POWER window;
+    within the profile's power budget of blocks (an override's SET FEATURES would be the
+    first busy)."""
+    sensing, blocks, _ = tm.mws_sensing(groups)
+    mode = tm.chip.profile.vendor.test_mode
+    assert mode is not None  # a TestMode exists only on a chip that has one
+    body = testmode_seq.in_test_mode(mode, sensing)
+    what = f"MWS blocks {', '.join(map(str, blocks))} (energy)"
+    return _measure(tm.chip, "mws", body, False, period_ns, what)

@@ -270,6 +270,45 @@ class TestMode:
         for this command. busy_ns is tMWS.
         """
         chip = self.chip
+        geo = chip.geometry
+        body, blocks, over = self.mws_sensing(
+            groups,
+            inverse=inverse,
+            s_init=s_init,
+            c_init=c_init,
+            s_to_c=s_to_c,
+            allow_over_power=allow_over_power,
+            force=force,
+        )
+        body += core.read_status(chip.sdr)
+        if read:
+            body += core.change_read_column_enhanced(
+                geo.full_address(blocks[0], 0), chip.t_ccs, geo.total_bytes
+            )
+        what = f"MWS blocks {', '.join(map(str, blocks))}"
+        res = self._run(body, what)
+        datas = data_records(res)
+        if datas[0][0] & Status.FAIL:
+            raise ChipStatusFail(f"{what}: the die refused the MWS (status FAIL)")
+        busy = busy_steps(res)
+        t_mws = busy[1] if over else busy[0]
+        return PageRead(blocks[0], 0, datas[1] if read else b"", t_mws, True)
+
+    def mws_sensing(
+        self,
+        groups: Sequence[tuple[int, Sequence[int]]],
+        *,
+        inverse: bool = False,
+        s_init: bool = True,
+        c_init: bool = True,
+        s_to_c: bool = True,
+        allow_over_power: bool = False,
+        force: bool = False,
+    ) -> tuple[Program, list[int], bool]:
+        """The MWS command sequence of `mws` up to its sensing's busy (inside the test mode,
+        not entering it), its blocks and whether it overrides the power budget (then the
+        sensing's busy is the second one, after the override's SET FEATURES)."""
+        chip = self.chip
         chip.require("mws", "multi-wordline sensing")
         mws = self._vendor.mws
         geo = chip.geometry
@@ -300,19 +339,7 @@ class TestMode:
         body = seq.mws_sense(chip.sdr, mws, flags, addressed, chip.timeouts.read)
         if over:
             body = seq.over_power(chip.sdr, mws, body, chip.timeouts.feature)
-        body += core.read_status(chip.sdr)
-        if read:
-            body += core.change_read_column_enhanced(
-                geo.full_address(blocks[0], 0), chip.t_ccs, geo.total_bytes
-            )
-        what = f"MWS blocks {', '.join(map(str, blocks))}"
-        res = self._run(body, what)
-        datas = data_records(res)
-        if datas[0][0] & Status.FAIL:
-            raise ChipStatusFail(f"{what}: the die refused the MWS (status FAIL)")
-        busy = busy_steps(res)
-        t_mws = busy[1] if over else busy[0]
-        return PageRead(blocks[0], 0, datas[1] if read else b"", t_mws, True)
+        return body, blocks, over
 
     # ------------------------------------------------ ESP and sensing time
 

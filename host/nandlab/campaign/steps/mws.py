@@ -1,16 +1,19 @@
-"""`mws_timing` and `mws_blocks_timing`: the minimum error-free sensing time of multi-wordline
-sensing (Flash-Cosmos Figs. 12 and 13) on blocks a cycle step has just erased. Both write
-their own MWS operands (test mode: MWS, ESP, sensing time)."""
+"""Multi-wordline sensing (MWS) on blocks a cycle step has just erased, each kind writing its
+own operands (test mode: MWS, ESP, sensing time): `mws_timing` and `mws_blocks_timing`, the
+minimum error-free sensing time (Flash-Cosmos Figs. 12 and 13), and `mws_power`, the chip
+power of inter-block MWS against a page read (Fig. 14)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from pydantic import Field, model_validator
 
 from nandlab.campaign.fields import Strict
 from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, UnitError, base_row
 from nandlab.campaign.unit import Unit
+from nandlab.characterize.mws_power import measure_mws_power
 from nandlab.characterize.mws_timing import Search, measure_inter_block, measure_intra_block
 
 
@@ -54,7 +57,22 @@ class MwsBlocksTimingStep(MwsSearchStep):
         return self
 
 
-def _check(unit: Unit, ctx: Context, p: MwsSearchStep) -> None:
+class MwsPowerStep(Strict):
+    """Inter-block power, once per chip: WL 0 of every campaign block programmed to 0, then
+    a page read and an MWS over the first n blocks for each n in `counts` (within the
+    profile's power budget), each over its POWER window."""
+
+    counts: list[int] = Field(min_length=1)
+    allow_test_mode: bool = False
+
+    @model_validator(mode="after")
+    def _counts(self) -> MwsPowerStep:
+        if min(self.counts) < 1:
+            raise ValueError("every count of blocks sensed at once must be >= 1")
+        return self
+
+
+def _check(unit: Unit, ctx: Context, p: MwsSearchStep | MwsPowerStep) -> None:
     if not p.allow_test_mode:
         raise UnitError(
             f"unit {unit.key}: MWS timing runs in the chip's test mode: set allow_test_mode: true"
@@ -97,6 +115,32 @@ def campaign_blocks(unit: Unit, ctx: Context) -> list[int]:
     return [block for (ce, block) in ctx.blocks if ce == unit.ce]
 
 
+def _take_plane(unit: Unit, ctx: Context, p: MwsBlocksTimingStep | MwsPowerStep) -> None:
+    """Checks of a per-chip MWS kind over the campaign's blocks, which it then writes."""
+    _check(unit, ctx, p)
+    blocks = campaign_blocks(unit, ctx)
+    if max(p.counts) > len(blocks):
+        raise UnitError(
+            f"unit {unit.key}: {max(p.counts)} blocks sensed at once, but the campaign has "
+            f"{len(blocks)}"
+        )
+    planes = ctx.profile.geometry.planes
+    if len({block % planes for block in blocks}) > 1:
+        raise UnitError(
+            f"unit {unit.key}: inter-block MWS shares bitlines: every block must be on one "
+            f"plane ({planes} planes, block b on plane b % {planes})"
+        )
+    for block in blocks:
+        _take_erased(unit, ctx, block)
+
+
+def _plane_base(kind: StepKind[Any], unit: Unit, ctx: Context, at: At) -> dict[str, Any]:
+    """Row coordinates of a per-chip unit: the blocks went through the same steps, so the
+    first one's stand for all."""
+    blocks = campaign_blocks(unit, ctx)
+    return base_row(replace(unit, block=blocks[0]), kind.after(unit, ctx), at.chip_id)
+
+
 class MwsBlocksTiming(StepKind[MwsBlocksTimingStep]):
     name = "mws_blocks_timing"
     model = MwsBlocksTimingStep
@@ -104,31 +148,35 @@ class MwsBlocksTiming(StepKind[MwsBlocksTimingStep]):
     per_chip = True
 
     def apply(self, unit: Unit, ctx: Context) -> None:
-        p = self.params(unit)
-        _check(unit, ctx, p)
-        blocks = campaign_blocks(unit, ctx)
-        if max(p.counts) > len(blocks):
-            raise UnitError(
-                f"unit {unit.key}: {max(p.counts)} blocks sensed at once, but the campaign "
-                f"has {len(blocks)}"
-            )
-        planes = ctx.profile.geometry.planes
-        if len({block % planes for block in blocks}) > 1:
-            raise UnitError(
-                f"unit {unit.key}: inter-block MWS shares bitlines: every block must be on "
-                f"one plane ({planes} planes, block b on plane b % {planes})"
-            )
-        for block in blocks:
-            _take_erased(unit, ctx, block)
+        _take_plane(unit, ctx, self.params(unit))
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         p = self.params(unit)
-        blocks = campaign_blocks(unit, ctx)
-        # the blocks went through the same steps: the first one's coordinates stand for all
-        base = base_row(replace(unit, block=blocks[0]), self.after(unit, ctx), at.chip_id)
-        rows = measure_inter_block(at.chip, blocks, p.counts, unit.seed, base, p.search())
-        return Outcome(rows)
+        blocks, base = campaign_blocks(unit, ctx), _plane_base(self, unit, ctx, at)
+        return Outcome(measure_inter_block(at.chip, blocks, p.counts, unit.seed, base, p.search()))
+
+
+class MwsPower(StepKind[MwsPowerStep]):
+    name = "mws_power"
+    model = MwsPowerStep
+    per_block = False
+    per_chip = True
+
+    def apply(self, unit: Unit, ctx: Context) -> None:
+        p = self.params(unit)
+        if ctx.profile.vendor.mws is not None and max(p.counts) > ctx.profile.vendor.mws.max_blocks:
+            raise UnitError(
+                f"unit {unit.key}: MWS power is measured within the profile's budget of "
+                f"{ctx.profile.vendor.mws.max_blocks} blocks at once"
+            )
+        _take_plane(unit, ctx, p)
+
+    def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
+        p = self.params(unit)
+        blocks, base = campaign_blocks(unit, ctx), _plane_base(self, unit, ctx, at)
+        return Outcome(measure_mws_power(at.chip, blocks, p.counts, base))
 
 
 STEP = MwsTiming()
 BLOCKS_STEP = MwsBlocksTiming()
+POWER_STEP = MwsPower()
