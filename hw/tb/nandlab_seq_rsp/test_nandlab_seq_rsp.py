@@ -172,7 +172,7 @@ class TB:
         """One program's records through the DUT; the words the stream must carry."""
         sent: list[int] = []
         tags = [t for t in ResultTag if t not in (ResultTag.ERROR, ResultTag.END)]
-        for _ in range(rng.randint(0, 6)):
+        for _ in range(rng.randint(0, 10)):
             words = random_record(rng, rng.choice(tags))
             if not await self.record(words, rng):
                 sent += await self.close(rng, ErrorCode.OVERFLOW)
@@ -214,7 +214,7 @@ async def test_records_and_limit(dut) -> None:
 GRID = {
     "quick": [("verilator", 0, 1), ("icarus", 24, 1)],
     "full": [(sim, limit, bp) for sim in ("verilator", "icarus")
-             for limit in (0, 9, 24, 60) for bp in (0, 1)],
+             for limit in (0, 9, 24, 48) for bp in (0, 1)],
 }
 """(simulator, RSP_LIMIT words, back-pressure)."""
 
