@@ -232,6 +232,39 @@ def test_flashcosmos_fig14_from_a_reduced_run(
     )
 
 
+def test_flashcosmos_sec52_from_a_reduced_run(
+    run: Callable[..., Result], tmp_path: Path
+) -> None:
+    campaign = reduced(
+        FLASHCOSMOS / "sec52.yaml",
+        tmp_path,
+        ("allow_test_mode: true}", "allow_test_mode: true, bits: 1000000}"),
+    )
+    out = tmp_path / "runs"
+    assert run("run", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
+    assert run("report", str(out / "f")).exit_code == 0
+    text = (out / "f" / "report.md").read_text()
+    rows = [
+        r
+        for r in pq.read_table(out / "f" / "measurements.parquet").to_pylist()
+        if r["operation"] == "mws"
+    ]
+    # operands as they are in block 2 (AND / NAND), inverted in block 4 (OR / NOR)
+    assert {(r["block"], r["expression"]) for r in rows} == {
+        (2, "AND"),
+        (2, "NAND"),
+        (4, "OR"),
+        (4, "NOR"),
+    }
+    assert {r["chunk"] for r in rows} == {2, 8, 16, 32, 48}
+    for op in ("AND", "OR"):
+        mine = [r for r in rows if r["expression"] == op]
+        bits = sum(r["bits"] for r in mine)
+        errors = sum(r["errors_0to1"] + r["errors_1to0"] for r in mine)
+        runs = sum(r["sensings"] for r in mine)
+        assert bits >= 1e6 and f"| {op} | 0 | {errors} | {bits:.3g} | {runs} |" in text
+
+
 @pytest.mark.parametrize(
     ("figure", "plot", "line"),
     [

@@ -1,5 +1,5 @@
 """Flash-Cosmos figures from the rows of a campaign run: Fig. 11 (ESP), Figs. 12 and 13
-(MWS timing), Fig. 14 (MWS power).
+(MWS timing), Fig. 14 (MWS power), Sec. 5.2 (zero errors over ESP operands).
 
 `nandlab report RUN_DIR` calls `report` for the fig*.yaml campaigns here (their
 `analysis:`). Every number is recomputed from the run's rows: for Fig. 11 the program
@@ -27,6 +27,8 @@ TIME_TOL = 0.05
 RATE_FACTOR = 2.0
 POWER_KIND = "inter-block power"
 """The MWS power rows' expression (nandlab.characterize.mws_power.POWER_KIND)."""
+ZERO_OPS = ("AND", "NAND", "OR", "NOR")
+"""The operations of Sec. 5.2 (the mws_ops step's rows name them in `expression`)."""
 REGULAR = "regular SLC"
 """The program rows' expression of regular SLC programming (the esp_program step's)."""
 
@@ -297,6 +299,43 @@ def power_section(rows: Sequence[Row]) -> list[str]:
     return lines
 
 
+def zero_section(rows: Sequence[Row]) -> list[str]:
+    """Sec. 5.2: errors of each operation over all its operand counts. Empty without rows."""
+    by: dict[str, list[int]] = {}
+    for r in rows:
+        if r.get("operation") == "mws" and r.get("expression") in ZERO_OPS:
+            acc = by.setdefault(str(r["expression"]), [0, 0, 0, 0])
+            acc[0] += int(r["errors_0to1"]) + int(r["errors_1to0"])
+            acc[1] += int(r["bits"])
+            acc[2] += int(r["sensings"])
+            acc[3] = max(acc[3], int(r["cells"]))
+    if not by:
+        return []
+    lines = [
+        "### Sec. 5.2: MWS with ESP operands (2..48 operands, 10K P/E, 1 year)",
+        "",
+        (
+            "Result bits of every operation compared with the host's answer; each operation "
+            "cycles through its operand counts on the same operand WLs (repeated sensings, "
+            "fresh read noise each). Zero errors = 0 in >= 1e9 bits."
+        ),
+        "",
+        (
+            "| op | paper | measured errors | bits compared | operations | distinct operand "
+            "cells (most) | within tolerance |"
+        ),
+        "|---|---|---|---|---|---|---|",
+    ]
+    for op in ZERO_OPS:
+        if op in by:
+            err, bits, runs, cells = by[op]
+            ok = err == 0 and bits >= 1e9
+            lines.append(
+                f"| {op} | 0 | {err} | {bits:.3g} | {runs} | {cells:.3g} | {yes(ok)} |"
+            )
+    return lines
+
+
 def report(
     rows: Sequence[Row], meta: Mapping[str, Any], plots: Path
 ) -> tuple[str, list[Path]]:
@@ -304,7 +343,8 @@ def report(
     curves = mws_curves(rows)
     t_prog, esp = esp_points(rows)
     power = power_section(rows)
-    if not curves and not esp and not power:
+    zero = zero_section(rows)
+    if not curves and not esp and not power and not zero:
         raise ValueError(
             "no Flash-Cosmos rows in this run: run a characterization/flashcosmos campaign"
         )
@@ -323,6 +363,8 @@ def report(
     made = []
     if power:
         lines += [*power, ""]
+    if zero:
+        lines += [*zero, ""]
     if esp:
         section, plot = esp_section(t_prog, esp, plots)
         lines += [*section, "", f"![Fig. 11](plots/{plot.name})", ""]

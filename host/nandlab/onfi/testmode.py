@@ -271,14 +271,14 @@ class TestMode:
         """
         chip = self.chip
         geo = chip.geometry
+        flags = (
+            (MwsFlag.INVERSE if inverse else MwsFlag(0))
+            | (MwsFlag.S_INIT if s_init else 0)
+            | (MwsFlag.C_INIT if c_init else 0)
+            | (MwsFlag.S_TO_C if s_to_c else 0)
+        )
         body, blocks, over = self.mws_sensing(
-            groups,
-            inverse=inverse,
-            s_init=s_init,
-            c_init=c_init,
-            s_to_c=s_to_c,
-            allow_over_power=allow_over_power,
-            force=force,
+            groups, flags, allow_over_power=allow_over_power, force=force
         )
         body += core.read_status(chip.sdr)
         if read:
@@ -297,11 +297,8 @@ class TestMode:
     def mws_sensing(
         self,
         groups: Sequence[tuple[int, Sequence[int]]],
+        flags: MwsFlag = MwsFlag.S_INIT | MwsFlag.C_INIT | MwsFlag.S_TO_C,
         *,
-        inverse: bool = False,
-        s_init: bool = True,
-        c_init: bool = True,
-        s_to_c: bool = True,
         allow_over_power: bool = False,
         force: bool = False,
     ) -> tuple[Program, list[int], bool]:
@@ -330,12 +327,6 @@ class TestMode:
                 f"{mws.max_blocks} blocks at once; pass allow_over_power=True to override"
             )
         chip.refuse_bad(blocks, force, "MWS")
-        flags = (
-            (MwsFlag.INVERSE if inverse else MwsFlag(0))
-            | (MwsFlag.S_INIT if s_init else 0)
-            | (MwsFlag.C_INIT if c_init else 0)
-            | (MwsFlag.S_TO_C if s_to_c else 0)
-        )
         body = seq.mws_sense(chip.sdr, mws, flags, addressed, chip.timeouts.read)
         if over:
             body = seq.over_power(chip.sdr, mws, body, chip.timeouts.feature)

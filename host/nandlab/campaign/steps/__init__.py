@@ -52,6 +52,7 @@ STEPS: dict[str, StepKind[Any]] = {
         mws.STEP,
         mws.BLOCKS_STEP,
         mws.POWER_STEP,
+        mws.OPS_STEP,
         wait.STEP,
         temperature.STEP,
     )

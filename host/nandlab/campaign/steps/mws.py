@@ -1,20 +1,25 @@
-"""Multi-wordline sensing (MWS) on blocks a cycle step has just erased, each kind writing its
-own operands (test mode: MWS, ESP, sensing time): `mws_timing` and `mws_blocks_timing`, the
+"""Multi-wordline sensing (MWS) steps, all in the chip's test mode. On blocks a cycle step
+has just erased, writing their own operands: `mws_timing` and `mws_blocks_timing`, the
 minimum error-free sensing time (Flash-Cosmos Figs. 12 and 13), and `mws_power`, the chip
-power of inter-block MWS against a page read (Fig. 14)."""
+power of inter-block MWS against a page read (Fig. 14). On operands an `esp_program` step
+wrote: `mws_ops`, the bit errors of AND / NAND / OR / NOR over many operands (Sec. 5.2)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
 from nandlab.campaign.fields import Strict
 from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, UnitError, base_row
 from nandlab.campaign.unit import Unit
+from nandlab.characterize.mws_ops import INVERSE_OPS, PLAIN_OPS, measure_mws_ops
 from nandlab.characterize.mws_power import measure_mws_power
 from nandlab.characterize.mws_timing import Search, measure_inter_block, measure_intra_block
+
+Counts = Annotated[list[Annotated[int, Field(ge=1, le=1024)]], Field(min_length=1)]
+"""Numbers of blocks or operands sensed at once."""
 
 
 class MwsSearchStep(Strict):
@@ -48,13 +53,7 @@ class MwsBlocksTimingStep(MwsSearchStep):
     most one block's cell conducts), then the strobe search over the first n blocks for
     each n in `counts`, overriding the profile's power budget above its block count."""
 
-    counts: list[int] = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _counts(self) -> MwsBlocksTimingStep:
-        if min(self.counts) < 1:
-            raise ValueError("every count of blocks sensed at once must be >= 1")
-        return self
+    counts: Counts
 
 
 class MwsPowerStep(Strict):
@@ -62,20 +61,25 @@ class MwsPowerStep(Strict):
     a page read and an MWS over the first n blocks for each n in `counts` (within the
     profile's power budget), each over its POWER window."""
 
-    counts: list[int] = Field(min_length=1)
+    counts: Counts
     allow_test_mode: bool = False
 
-    @model_validator(mode="after")
-    def _counts(self) -> MwsPowerStep:
-        if min(self.counts) < 1:
-            raise ValueError("every count of blocks sensed at once must be >= 1")
-        return self
+
+class MwsOpsStep(Strict):
+    """Operations over the block's ESP-stored operand WLs (AND / NAND on data stored as it
+    is, OR / NOR on data stored inverted), each run with 2.. operands cycling through
+    `operands` until `bits` result bits were compared with the host's answer."""
+
+    ops: list[Literal["AND", "NAND", "OR", "NOR"]] = Field(min_length=1)
+    operands: Counts = Field(default_factory=lambda: [2, 8, 16, 32, 48])
+    bits: float = Field(default=1e9, gt=0, le=1e12)
+    allow_test_mode: bool = False
 
 
-def _check(unit: Unit, ctx: Context, p: MwsSearchStep | MwsPowerStep) -> None:
+def _check(unit: Unit, ctx: Context, p: MwsSearchStep | MwsPowerStep | MwsOpsStep) -> None:
     if not p.allow_test_mode:
         raise UnitError(
-            f"unit {unit.key}: MWS timing runs in the chip's test mode: set allow_test_mode: true"
+            f"unit {unit.key}: MWS steps run in the chip's test mode: set allow_test_mode: true"
         )
     if ctx.profile.vendor.mws is None:
         raise UnitError(f"unit {unit.key}: profile {ctx.profile.name} declares no MWS")
@@ -177,6 +181,42 @@ class MwsPower(StepKind[MwsPowerStep]):
         return Outcome(measure_mws_power(at.chip, blocks, p.counts, base))
 
 
+class MwsOps(StepKind[MwsOpsStep]):
+    name = "mws_ops"
+    model = MwsOpsStep
+    partition = True
+
+    def apply(self, unit: Unit, ctx: Context) -> None:
+        p = self.params(unit)
+        _check(unit, ctx, p)
+        held = self.holding_data(unit, ctx, None)
+        if not held.written.slc:
+            raise self.refuse(unit, f"block {unit.block} holds no SLC operands: use esp_program")
+        if max(p.operands) > len(held.state.wls):
+            raise self.refuse(
+                unit, f"operand counts {p.operands}: the block holds {len(held.state.wls)} WLs"
+            )
+        fits = INVERSE_OPS if held.written.inverse else PLAIN_OPS
+        wrong = [op for op in p.ops if op not in fits]
+        if wrong:
+            stored = "inverted" if held.written.inverse else "as they are"
+            raise self.refuse(
+                unit,
+                f"block {unit.block} holds its operands {stored}: it runs {', '.join(fits)}, "
+                f"not {', '.join(wrong)}",
+            )
+
+    def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
+        p = self.params(unit)
+        held = self.holding_data(unit, ctx, None)
+        base = base_row(unit, ctx, at.chip_id)
+        wls = sorted(held.state.wls)
+        return Outcome(
+            measure_mws_ops(at.chip, held.block, wls, held.written, p.ops, p.operands, p.bits, base)
+        )
+
+
 STEP = MwsTiming()
 BLOCKS_STEP = MwsBlocksTiming()
 POWER_STEP = MwsPower()
+OPS_STEP = MwsOps()
