@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -111,11 +114,7 @@ def measured_model(chip: Chip, block: int, pec: int) -> StateModel:
 
 def _op_rber(chip: Chip, pec: int, blocks: tuple[int, int], wls: int) -> dict[str, float]:
     """RBER of AND / OR / XNOR (random pairs) and NOT (operand in MSB, LSB all 0) at `pec`."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "characterization" / "mcflash"))
-    from reproduce import want_bits  # type: ignore[import-not-found]
+    want_bits = _reproduce_module().want_bits
 
     bench = chip.transport
     m = McFlash(chip, model=measured_model(chip, blocks[0] + 2, pec), variant="table1")
@@ -148,14 +147,14 @@ def test_cycled_rber_is_nonzero_and_ordered() -> None:
     assert max(rates.values()) < 3e-4, rates  # paper: < 1.5e-4; 8e5 bits a rate here
 
 
-def _reproduce_module():  # type: ignore[no-untyped-def]
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "characterization" / "mcflash"))
-    import reproduce  # type: ignore[import-not-found]
-
-    return reproduce
+def _reproduce_module() -> ModuleType:
+    """characterization/mcflash/reproduce.py, loaded from its file (a script, not a package)."""
+    path = Path(__file__).resolve().parents[2] / "characterization" / "mcflash" / "reproduce.py"
+    spec = importlib.util.spec_from_file_location("mcflash_reproduce", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_shadow_order_programs_msb_after_the_string_neighbours_lsb() -> None:
@@ -273,11 +272,7 @@ def test_wear_saturates_and_a_fresh_block_is_unworn(chip: Chip) -> None:
 
 def test_report_is_recomputed_from_rows() -> None:
     """The report's numbers come from the rows alone: changing a row changes the table."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "characterization" / "mcflash"))
-    from reproduce import analyse  # type: ignore[import-not-found]
+    analyse = _reproduce_module().analyse
 
     base = {"chip": "mlc-64l", "pec": 1500, "retention_label": "0", "bits": 1000}
     rows = [

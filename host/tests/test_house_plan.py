@@ -1,0 +1,66 @@
+"""The house plan's rules that import-linter cannot see (docs/architecture.md).
+
+- The controller side knows only what it measures or what a datasheet says:
+  no module of it reads a profile's `physics` (the virtual die's model).
+- No module edits `sys.path`: packages are installed, helpers are imported.
+- Files by concern: no host module over 500 lines, generated ones aside.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+HOST = Path(__file__).resolve().parents[1] / "nandlab"
+REPO = HOST.parents[1]
+CONTROLLER = ("onfi_spec", "ops", "sequences", "onfi", "schemes", "characterize",
+              "analysis", "campaign", "cli", "bench")
+GENERATED = {"_generated.py"}
+MAX_LINES = 500
+
+
+def _modules(*roots: Path) -> list[Path]:
+    return sorted(p for root in roots for p in root.rglob("*.py"))
+
+
+def _tree(path: Path) -> ast.AST:
+    return ast.parse(path.read_text(), filename=str(path))
+
+
+@pytest.mark.parametrize("package", CONTROLLER)
+def test_controller_never_reads_physics(package: str) -> None:
+    reads = [
+        f"{path.relative_to(REPO)}:{node.lineno}"
+        for path in _modules(HOST / package)
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Attribute) and node.attr == "physics"
+    ]
+    assert not reads, f"the controller side reads a profile's physics: {reads}"
+
+
+def test_no_sys_path_edits() -> None:
+    roots = [REPO / d for d in ("host", "hw", "tests", "bench", "characterization")]
+    edits = []
+    for path in _modules(*roots):
+        if ".venv" in path.parts or "sim_build" in path.parts:
+            continue
+        for node in ast.walk(_tree(path)):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == "path"
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "sys"
+            ):
+                edits.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert not edits, f"sys.path used (install the package / import it instead): {edits}"
+
+
+def test_host_modules_by_concern() -> None:
+    big = {
+        str(p.relative_to(REPO)): n
+        for p in _modules(HOST)
+        if p.name not in GENERATED and (n := len(p.read_text().splitlines())) > MAX_LINES
+    }
+    assert not big, f"host modules over {MAX_LINES} lines: {big}"
