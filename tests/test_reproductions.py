@@ -272,6 +272,7 @@ def test_flashcosmos_sec52_from_a_reduced_run(
         ("fig12", "fig12_tmws.png", "| 48 | 1.033 | 1.0280 |"),
         ("fig13", "fig13_tmws.png", "| 32 | 1.363 | 1.3609 |"),
         ("fig14", None, "| 4 blocks, x page read | 1.8 | 1.800 | yes |"),
+        ("sec52", None, "| NOR | 0 | 0 | 1e+09 | 7630 |"),
     ],
 )
 def test_flashcosmos_committed_report_is_rebuilt_from_its_rows(

@@ -1,10 +1,11 @@
-"""Flash-Cosmos figures on the tlc-48l virtual chip: Fig. 8 and the zero-error claims of Sec. 5.2.
+"""Flash-Cosmos Fig. 8 on the tlc-48l virtual chip, the one figure still a hand loop.
 
-Figs. 11 to 14 are campaigns (fig11.yaml, fig11-zero.yaml, fig12.yaml, fig13.yaml,
-fig14.yaml; `nandlab run` then `nandlab report`, tables and plots by analysis.py); the
-figures below are still hand loops.
+Figs. 11 to 14 and Sec. 5.2 are campaigns (fig11.yaml, fig11-zero.yaml, fig12.yaml,
+fig13.yaml, fig14.yaml, sec52.yaml; `nandlab run` then `nandlab report`, tables and plots
+by analysis.py). Fig. 8 programs MLC-mode data on the TLC die through its test mode, which
+no campaign step does yet.
 
-    python characterization/flashcosmos/figures.py [--fig 8 zero] [--zero-bits 1e9]
+    python characterization/flashcosmos/figures.py
     python characterization/flashcosmos/figures.py --report RUN_DIR   # tables + plots only
 
 Measuring writes a dataset directory (nandlab.dataset.RunWriter: run.json +
@@ -14,10 +15,7 @@ characterization/flashcosmos/runs/. `report(run_dir)` builds report.md and the
 PNG plots FROM THOSE ROWS ONLY, so re-analysing the raw rows gives the same table.
 
 Everything goes through the chip layer (nandlab.onfi.testmode) and the scheme
-module (nandlab.schemes.flashcosmos) on a sim:// bench. "0 in N bits" always
-counts bits really sensed and compared with the data written: Sec. 5.2 counts the result bits of every MWS sensing compared with the host-side
-answer (repeated sensings of the same operand WLs, fresh read noise each time;
-the distinct operand cells are reported beside).
+module (nandlab.schemes.flashcosmos) on a sim:// bench.
 """
 
 from __future__ import annotations
@@ -37,7 +35,7 @@ from nandlab.analysis import cell_bit_errors, unpack_cells
 from nandlab.characterize.readback import SCRAMBLE_STREAM
 from nandlab.dataset import RunWriter, new_run_dir, read_measurements
 from nandlab.onfi.chip import Chip
-from nandlab.schemes.flashcosmos import FlashCosmos, reference
+from nandlab.schemes.flashcosmos import FlashCosmos
 from nandlab.transport.sim import SimTransport
 
 HERE = Path(__file__).resolve().parent
@@ -190,79 +188,6 @@ def fig8(
     w.checkpoint("fig8")
 
 
-# ------------------------------------------------------------------- Sec. 5.2
-
-
-def zero_errors(w: RunWriter, target_bits=1e9, seed=25) -> None:
-    """AND / OR / NAND / NOR of 2..48 ESP operands (10K P/E, 1 year): every MWS result
-    compared with the host-side answer until >= target_bits result bits per op."""
-    b, chip, fc = bench(seed)
-    rng = np.random.default_rng(7)
-    block, inv_block = 2, 4
-    for blk in (block, inv_block):
-        prepare(b, chip, blk)
-    data = {}
-    for k in range(WLS):
-        d = rng.integers(0, 256, fc.page_bytes, dtype=np.uint8).tobytes()
-        data[k] = d
-        fc.store(block, SUBS * k, d)
-        fc.store(inv_block, SUBS * k, d, inverse=True)
-    b.bake(85.0, ONE_YEAR_85C_H)
-    ops = [(block, SUBS * k) for k in range(WLS)]
-    iops = [(inv_block, SUBS * k) for k in range(WLS)]
-    runs = {
-        "AND": lambda n: (fc.and_(ops[:n]), reference("and", [data[k] for k in range(n)])),
-        "NAND": lambda n: (fc.nand(ops[:n]), reference("nand", [data[k] for k in range(n)])),
-        "OR": lambda n: (
-            fc.or_(iops[:n], stored_inverse=True),
-            reference("or", [data[k] for k in range(n)]),
-        ),
-        "NOR": lambda n: (
-            fc.nor(iops[:n], stored_inverse=True),
-            reference("nor", [data[k] for k in range(n)]),
-        ),
-    }
-    nbits = fc.page_bytes * 8
-    for name, run in runs.items():
-        counts: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # e01, e10, bits, calls
-        done = i = 0
-        t0 = time.time()
-        while done < target_bits:
-            n = (2, 8, 16, 32, 48)[i % 5]
-            res, exp = run(n)
-            e01, e10 = flips(res.data, unpack_cells(exp, nbits))
-            c = counts[n]
-            c[0] += e01
-            c[1] += e10
-            c[2] += nbits
-            c[3] += 1
-            done += nbits
-            i += 1
-        w.append(
-            [
-                {
-                    "step": "zero",
-                    "scheme": "flashcosmos",
-                    "expression": name,
-                    "chunk": n,  # operands
-                    "operation": "mws",
-                    "sensings": c[3],  # operations run (each one MWS sensing or more)
-                    "cells": n * nbits,  # distinct operand cells behind the result bits
-                    "bits": c[2],
-                    "errors_0to1": c[0],
-                    "errors_1to0": c[1],
-                    "pec": PEC,
-                    "retention_age_h": 8760.0,
-                    "seed": seed,
-                }
-                for n, c in sorted(counts.items())
-            ]
-        )
-        err = sum(c[0] + c[1] for c in counts.values())
-        log(f"zero {name}: {err} errors in {done:.3g} bits ({time.time() - t0:.0f} s)")
-    w.checkpoint("zero")
-
-
 # ============================================================ report (from rows only)
 
 
@@ -320,16 +245,15 @@ def report(run_dir: Path, out: Path | None = None, plots: Path | None = None) ->
         "factor of 2 (log scale); latency / power ratios within +-5 %; zero errors = 0 in >= "
         "1e9 bits really sensed and compared."),
         "",
-        ("Figs. 11 to 14 are campaigns (fig11.yaml, fig12.yaml, fig13.yaml, fig14.yaml; "
-        "fig11-zero.yaml for the zero-error claim): [report-fig11.md](report-fig11.md), "
-        "[report-fig12.md](report-fig12.md), [report-fig13.md](report-fig13.md), "
-        "[report-fig14.md](report-fig14.md)."),
+        ("Figs. 11 to 14 and Sec. 5.2 are campaigns (fig11.yaml, fig12.yaml, fig13.yaml, "
+        "fig14.yaml, sec52.yaml; fig11-zero.yaml for Fig. 11's zero-error claim): "
+        "[report-fig11.md](report-fig11.md), [report-fig12.md](report-fig12.md), "
+        "[report-fig13.md](report-fig13.md), [report-fig14.md](report-fig14.md), "
+        "[report-sec52.md](report-sec52.md)."),
         "",
     ]
     if "fig8" in steps:
         lines += _report_fig8(rows, plots)
-    if "zero" in steps:
-        lines += _report_zero(rows)
     text = "\n".join(lines).rstrip() + "\n"
     if out is not None:
         Path(out).write_text(text)
@@ -449,40 +373,11 @@ def _plot_fig8(cond, labels, pecs, plots: Path) -> None:
     plt.close(fig)
 
 
-def _report_zero(rows) -> list[str]:
-    rs = [r for r in rows if r["step"] == "zero"]
-    out = [
-        "### Sec. 5.2: MWS with ESP operands (2..48 operands, 10K P/E, 1 year)",
-        "",
-        ("Result bits of every operation compared with the host-side answer; operations cycle "
-        "through 2, 8, 16, 32, 48 operands on the same 48 operand WLs (repeated sensings, "
-        "fresh read noise each)."),
-        "",
-        "| op | paper | measured errors | bits compared | operations | distinct operand cells | within tolerance |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    by: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for r in rs:
-        v = by[r["expression"]]
-        v[0] += r["errors_0to1"] + r["errors_1to0"]
-        v[1] += r["bits"]
-        v[2] += r["sensings"]
-        v[3] = max(v[3], r["cells"])
-    for name, (err, bits, nops, cells) in by.items():
-        out.append(
-            f"| {name} | 0 | {err} | {bits:.3g} | {nops} | {cells:.3g} | {yes(err == 0 and bits >= 1e9)} |"
-        )
-    out.append("")
-    return out
-
-
 # ----------------------------------------------------------------------------- main
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--fig", nargs="*", default=["8", "zero"])
-    ap.add_argument("--zero-bits", type=float, default=1e9, help="bits behind each zero claim")
     ap.add_argument("--runs", type=Path, default=HERE / "runs", help="parent of the run dir")
     ap.add_argument("--report", type=Path, help="only rebuild report.md + plots from RUN_DIR")
     ap.add_argument("--out", type=Path, default=HERE / "report.md")
@@ -493,20 +388,11 @@ def main() -> None:
         run = new_run_dir(a.runs, "flashcosmos")
         meta = {
             "profile": PROFILE,
-            "figures": a.fig,
-            "zero_bits": a.zero_bits,
-            "columns": {
-                "step": "figure (fig8, zero)",
-                "chunk": "zero: operands",
-                "expression": "zero: the operation",
-            },
+            "columns": {"step": "figure (fig8)"},
         }
         t0 = time.time()
         with RunWriter(run, meta) as w:
-            if "8" in a.fig:
-                fig8(w)
-            if "zero" in a.fig:
-                zero_errors(w, a.zero_bits)
+            fig8(w)
             w.update_meta(wall_s=round(time.time() - t0, 1))
         log(f"run dir: {run}")
     plots = HERE / "plots"
