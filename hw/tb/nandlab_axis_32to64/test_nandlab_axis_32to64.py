@@ -22,6 +22,8 @@ from nandlab.rtlsim.grid import Grid, run_set
 
 TOPLEVEL = "nandlab_axis_32to64"
 MODULE = Path(__file__).stem
+TIMEOUT_US = 100
+"""Simulated time after which a cocotb test fails (a stuck DUT must not hang the run)."""
 
 
 class TB(StreamBench):
@@ -29,7 +31,7 @@ class TB(StreamBench):
         super().__init__(dut, "s_axis", "m_axis", backpressure=backpressure_from_env())
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
 async def test_words_pack_low_half_first(dut) -> None:
     tb = TB(dut)
     await tb.reset()

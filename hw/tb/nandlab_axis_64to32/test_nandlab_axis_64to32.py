@@ -24,6 +24,8 @@ from nandlab.rtlsim.grid import Grid, run_set
 
 TOPLEVEL = "nandlab_axis_64to32"
 MODULE = Path(__file__).stem
+TIMEOUT_US = 100
+"""Simulated time after which a cocotb test fails (a stuck DUT must not hang the run)."""
 
 
 class TB(StreamBench):
@@ -35,7 +37,7 @@ def read_id_program() -> Program:
     return Program().ce(0).cmd(Cmd.READ_ID).addr(b"\x20").delay(60).dout(4)
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
 async def test_beats_split_low_word_first(dut) -> None:
     tb = TB(dut)
     await tb.reset()

@@ -28,6 +28,8 @@ from nandlab.transport.sim import SimTransport
 
 TOPLEVEL = "nandlab_core"
 MODULE = Path(__file__).stem
+TIMEOUT_US = 5000
+"""Simulated time after which a cocotb test fails (a stuck DUT must not hang the run)."""
 
 
 class TB(ProgramBench):
@@ -58,7 +60,7 @@ class TB(ProgramBench):
         return bytes((await self.rsp.recv()).tdata)
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
 async def test_read_id_and_page(dut) -> None:
     tb = TB(dut)
     await tb.start()
@@ -69,7 +71,7 @@ async def test_read_id_and_page(dut) -> None:
         assert tb.rules.stalls > 0, "back-pressure never stalled the result stream"
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
 async def test_counters_and_result_limit(dut) -> None:
     """Programs and errors are counted; a DOUT over csr_rsp_limit is refused (OVERFLOW)."""
     tb = TB(dut)

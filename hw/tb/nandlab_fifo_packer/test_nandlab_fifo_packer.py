@@ -26,6 +26,8 @@ from nandlab.rtlsim.grid import Grid, run_set
 
 TOPLEVEL = "nandlab_fifo_packer"
 MODULE = Path(__file__).stem
+TIMEOUT_US = 100
+"""Simulated time after which a cocotb test fails (a stuck DUT must not hang the run)."""
 
 
 class TB(StreamBench):
@@ -75,7 +77,7 @@ def framed(words: bytes) -> bytes:
     return (len(words) // 4).to_bytes(4, "little") + words
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
 async def test_frames_in_results_out(dut) -> None:
     tb = TB(dut)
     await tb.reset()

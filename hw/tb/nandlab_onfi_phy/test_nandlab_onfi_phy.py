@@ -40,6 +40,8 @@ from nandlab.vchip.pin_timing import PS_PER_NS
 
 TOPLEVEL = "nandlab_onfi_phy"
 MODULE = Path(__file__).stem
+TIMEOUT_US = 2000
+"""Simulated time after which a cocotb test fails (a stuck DUT must not hang the run)."""
 KIND = {"cmd": 0, "addr": 1, "din": 2, "dout": 3}
 """req_kind encodings (KIND_* in the RTL)."""
 T_RHOH_PS = 15_000
@@ -187,7 +189,7 @@ class TB:
         return (await self.dout(1))[0]
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
 async def test_read_id_on_each_target(dut) -> None:
     tb = TB(dut)
     await tb.start()
@@ -203,7 +205,7 @@ async def test_read_id_on_each_target(dut) -> None:
         assert status & 0x60 == 0x60, f"CE {ce}: status {status:02X}h not ready"
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
 async def test_program_then_read_back(dut) -> None:
     """Erase, program a page (tADL before its data), read it whole and from a new column."""
     tb = TB(dut)

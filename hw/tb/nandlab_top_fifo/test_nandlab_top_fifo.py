@@ -30,6 +30,8 @@ from nandlab.transport.sim import SimTransport
 
 TOPLEVEL = "nandlab_top_fifo"
 MODULE = Path(__file__).stem
+TIMEOUT_US = 5000
+"""Simulated time after which a cocotb test fails (a stuck DUT must not hang the run)."""
 
 
 class SyncFifo:
@@ -117,7 +119,7 @@ class TB(ProgramBench):
             return words
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
 async def test_programs_over_the_fifo_link(dut) -> None:
     tb = TB(dut)
     await tb.start()

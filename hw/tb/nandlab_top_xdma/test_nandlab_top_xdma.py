@@ -33,6 +33,8 @@ from nandlab.transport.sim import SimTransport
 
 TOPLEVEL = "nandlab_top_xdma"
 MODULE = Path(__file__).stem
+TIMEOUT_US = 5000
+"""Simulated time after which a cocotb test fails (a stuck DUT must not hang the run)."""
 
 
 class TB(ProgramBench):
@@ -72,7 +74,7 @@ class TB(ProgramBench):
         return bytes(frame.tdata)
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
 async def test_programs_over_h2c_c2h(dut) -> None:
     tb = TB(dut)
     await tb.start()
@@ -82,7 +84,7 @@ async def test_programs_over_h2c_c2h(dut) -> None:
         assert tb.rules.stalls > 0, "back-pressure never stalled the C2H stream"
 
 
-@cocotb.test()
+@cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
 async def test_user_bar_reaches_csrs(dut) -> None:
     """ID magic and CONFIG over the BAR; the CSR window repeats in the 4 KiB BAR page."""
     tb = TB(dut)
