@@ -339,3 +339,18 @@ def test_reproduction_campaigns_expand(path: Path) -> None:
     assert expand(loaded, blocks).units
     assert loaded.campaign.analysis is not None
     assert (path.parent / loaded.campaign.analysis).is_file()
+
+
+def test_report_says_when_the_analysis_finds_no_figure(
+    run: Callable[..., Result], tmp_path: Path
+) -> None:
+    campaign = tmp_path / "c.yaml"
+    campaign.write_text(
+        "name: c\nbench: sim://mlc-planar?seed=2\nfresh: true\nblocks: [20]\n"
+        f"steps:\n  - cycle: {{pec: 1}}\nanalysis: {FLASHCOSMOS / 'analysis.py'}\n"
+    )
+    out = tmp_path / "runs"
+    assert run("run", str(campaign), "--out", str(out), "--run-id", "c").exit_code == 0
+    result = run("report", str(out / "c"))
+    assert result.exit_code == 2
+    assert "no Flash-Cosmos rows in this run" in result.stderr

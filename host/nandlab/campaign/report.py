@@ -272,7 +272,10 @@ def analysis_report(run: Path, meta: Mapping[str, Any], rows: list[dict[str, Any
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # dataclasses and pickling look their module up there
     spec.loader.exec_module(module)
-    text, plots = module.report(rows, dict(meta), run / PLOTS)
+    try:
+        text, plots = module.report(rows, dict(meta), run / PLOTS)
+    except ValueError as exc:  # the analysis found nothing of its figures in the rows
+        raise UsageError(f"the campaign's analysis {path}: {exc}") from None
     write_atomic(run / REPORT, text.encode())
     return list(plots)
 
