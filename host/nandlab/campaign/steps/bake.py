@@ -55,7 +55,6 @@ def bake_plan(ctx: Context, p: BakeStep) -> tuple[float, float, float, str]:
 
 class Bake(StepKind[BakeStep]):
     name = "bake"
-    model = BakeStep
     per_block = False
     temperature_control = True
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
 from nandlab.bench import Bench
 from nandlab.campaign.fields import Strict
@@ -104,8 +104,9 @@ P = TypeVar("P", bound=Strict)
 
 
 class StepKind(ABC, Generic[P]):
-    """One kind of campaign step. Subclasses set `name` and `model` and register in
-    `nandlab.campaign.steps.STEPS`."""
+    """One kind of campaign step. Subclasses set `name` and register in
+    `nandlab.campaign.steps.STEPS`; `model` is the type argument of `StepKind[...]`
+    (a subclass of another kind sets it)."""
 
     name: ClassVar[str]
     model: type[P]
@@ -117,6 +118,12 @@ class StepKind(ABC, Generic[P]):
     """Its sweep points go to groups of blocks instead of being repeated on each."""
     temperature_control: ClassVar[bool] = False
     """Needs the bench's oven or temperature controller; checked before the run starts."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for base in cls.__dict__.get("__orig_bases__", ()):
+            if get_origin(base) is StepKind:
+                cls.model = get_args(base)[0]
 
     def params(self, unit: Unit) -> P:
         assert isinstance(unit.params, self.model)

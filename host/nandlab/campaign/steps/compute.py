@@ -63,7 +63,6 @@ class ComputeStep(Strict):
 
 class Compute(StepKind[ComputeStep]):
     name = "compute"
-    model = ComputeStep
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)

@@ -37,7 +37,6 @@ def fast_forwarded(p: CycleStep, pec_before: int, bench_can: bool) -> int:
 
 class Cycle(StepKind[CycleStep]):
     name = "cycle"
-    model = CycleStep
     partition = True
 
     def apply(self, unit: Unit, ctx: Context) -> None:

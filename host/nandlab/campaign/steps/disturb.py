@@ -35,7 +35,6 @@ def disturb_wls(state: BlockState, p: DisturbStep, wls_per_block: int) -> list[i
 
 class Disturb(StepKind[DisturbStep]):
     name = "disturb"
-    model = DisturbStep
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)

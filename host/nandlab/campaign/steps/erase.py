@@ -26,7 +26,6 @@ class EraseStep(Strict):
 
 class Erase(StepKind[EraseStep]):
     name = "erase"
-    model = EraseStep
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         erased_once(unit, ctx, ready=True)

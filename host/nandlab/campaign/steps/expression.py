@@ -78,7 +78,6 @@ class ExpressionStep(Strict):
 
 class Expression(StepKind[ExpressionStep]):
     name = "expression"
-    model = ExpressionStep
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)

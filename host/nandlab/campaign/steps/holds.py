@@ -27,7 +27,6 @@ class HoldsStep(Strict):
 
 class Holds(StepKind[HoldsStep]):
     name = "holds"
-    model = HoldsStep
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)

@@ -53,7 +53,6 @@ class MeasureStep(Strict):
 
 class Measure(StepKind[MeasureStep]):
     name = "measure"
-    model = MeasureStep
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)

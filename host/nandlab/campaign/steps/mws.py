@@ -95,7 +95,6 @@ def _take_erased(unit: Unit, ctx: Context, block: int) -> None:
 
 class MwsTiming(StepKind[MwsTimingStep]):
     name = "mws_timing"
-    model = MwsTimingStep
     partition = True
 
     def apply(self, unit: Unit, ctx: Context) -> None:
@@ -147,7 +146,6 @@ def _plane_base(kind: StepKind[Any], unit: Unit, ctx: Context, at: At) -> dict[s
 
 class MwsBlocksTiming(StepKind[MwsBlocksTimingStep]):
     name = "mws_blocks_timing"
-    model = MwsBlocksTimingStep
     per_block = False
     per_chip = True
 
@@ -162,7 +160,6 @@ class MwsBlocksTiming(StepKind[MwsBlocksTimingStep]):
 
 class MwsPower(StepKind[MwsPowerStep]):
     name = "mws_power"
-    model = MwsPowerStep
     per_block = False
     per_chip = True
 
@@ -183,7 +180,6 @@ class MwsPower(StepKind[MwsPowerStep]):
 
 class MwsOps(StepKind[MwsOpsStep]):
     name = "mws_ops"
-    model = MwsOpsStep
     partition = True
 
     def apply(self, unit: Unit, ctx: Context) -> None:

@@ -35,7 +35,6 @@ class ProgramStep(Strict):
 
 class ProgramKind(StepKind[ProgramStep]):
     name = "program"
-    model = ProgramStep
     partition = True
 
     def apply(self, unit: Unit, ctx: Context) -> None:

@@ -18,7 +18,6 @@ class TemperatureStep(Strict):
 
 class Temperature(StepKind[TemperatureStep]):
     name = "temperature"
-    model = TemperatureStep
     per_block = False
     temperature_control = True
 

@@ -19,7 +19,6 @@ class WaitStep(Strict):
 
 class Wait(StepKind[WaitStep]):
     name = "wait"
-    model = WaitStep
     per_block = False
 
     def apply(self, unit: Unit, ctx: Context) -> None:
