@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from enum import IntEnum
+from typing import Any, ClassVar, Self, TypeVar
 
 import numpy as np
 
@@ -24,6 +25,26 @@ WORD = struct.Struct("<I")
 CODE_SHIFT = 24
 ARG_MASK = 0xFFFFFF
 U32_MAX = 0xFFFFFFFF
+
+E = TypeVar("E", bound=IntEnum)
+T = TypeVar("T")
+
+
+def enum_member(enum: type[E], value: int, what: str) -> E:
+    """`value` as a member of `enum`; OpProgramError listing the members otherwise."""
+    try:
+        return enum(value)
+    except ValueError:
+        members = ", ".join(f"{m.value} {m.name}" for m in enum)
+        raise OpProgramError(f"{what} {value!r} is not one of {members}") from None
+
+
+def converted(convert: Callable[[Any], T], value: object, must: str) -> T:
+    """`convert(value)`; OpProgramError "<must>, got <value>" when it does not convert."""
+    try:
+        return convert(value)
+    except (TypeError, ValueError):
+        raise OpProgramError(f"{must}, got {value!r}") from None
 
 
 @dataclass(frozen=True)

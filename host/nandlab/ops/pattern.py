@@ -36,6 +36,7 @@ from nandlab.ops._generated import (
     PRBS_SHIFT_2,
     PatternKind,
 )
+from nandlab.ops.layout import enum_member
 
 _U32 = 0xFFFFFFFF
 _KIND_MASK = (1 << PATTERN_KIND_WIDTH) - 1
@@ -60,11 +61,7 @@ class Pattern:
     phase: int = 0
 
     def __post_init__(self) -> None:
-        try:
-            object.__setattr__(self, "kind", PatternKind(self.kind))
-        except ValueError:
-            kinds = ", ".join(f"{k.value} {k.name}" for k in PatternKind)
-            raise OpProgramError(f"pattern kind {self.kind!r} is not one of {kinds}") from None
+        object.__setattr__(self, "kind", enum_member(PatternKind, self.kind, "pattern kind"))
         if not 0 <= self.const <= 0xFF or (self.const and self.kind != PatternKind.CONST):
             raise OpProgramError(
                 f"pattern const = {self.const!r}: must be 0..255 for CONST and 0 otherwise"

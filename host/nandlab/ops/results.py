@@ -14,7 +14,7 @@ from typing import ClassVar, TypeVar
 
 from nandlab.errors import NandTimeout, OpProgramError, TransportError
 from nandlab.ops._generated import ERROR_TEXT, RESULT_LAYOUTS, ErrorCode, ResultTag
-from nandlab.ops.layout import CODE_SHIFT, WORD, Item, Layout, unpack
+from nandlab.ops.layout import CODE_SHIFT, WORD, Item, Layout, converted, enum_member, unpack
 
 
 class Record(Item):
@@ -53,12 +53,11 @@ class ErrCountRecord(Record):
     counts: Sequence[tuple[int, int]]
 
     def __post_init__(self) -> None:
-        try:
-            counts = tuple(tuple(int(v) for v in pair) for pair in self.counts)
-        except (TypeError, ValueError):
-            raise OpProgramError(
-                f"ERRCNT.counts must be (err_0to1, err_1to0) integer pairs, got {self.counts!r}"
-            ) from None
+        counts = converted(
+            lambda c: tuple(tuple(int(v) for v in pair) for pair in c),
+            self.counts,
+            "ERRCNT.counts must be (err_0to1, err_1to0) integer pairs",
+        )
         object.__setattr__(self, "counts", counts)
         super().__post_init__()
 
@@ -86,12 +85,9 @@ class PowerRecord(Record):
     samples_uA: Sequence[int]
 
     def __post_init__(self) -> None:
-        try:
-            samples = tuple(int(v) for v in self.samples_uA)
-        except (TypeError, ValueError):
-            raise OpProgramError(
-                f"POWER.samples_uA must be integers, got {self.samples_uA!r}"
-            ) from None
+        samples = converted(
+            lambda s: tuple(int(v) for v in s), self.samples_uA, "POWER.samples_uA must be integers"
+        )
         object.__setattr__(self, "samples_uA", samples)
         super().__post_init__()
 
@@ -114,11 +110,7 @@ class ErrorRecord(Record):
     index: int
 
     def __post_init__(self) -> None:
-        try:
-            object.__setattr__(self, "code", ErrorCode(self.code))
-        except ValueError:
-            codes = ", ".join(f"{c.value} {c.name}" for c in ErrorCode)
-            raise OpProgramError(f"ERROR.code {self.code!r} is not one of {codes}") from None
+        object.__setattr__(self, "code", enum_member(ErrorCode, self.code, "ERROR.code"))
         super().__post_init__()
 
     @property
@@ -137,8 +129,15 @@ class EndRecord(Record):
 
 _BY_TAG: dict[int, type[Record]] = {
     cls.LAYOUT.code: cls
-    for cls in (DataRecord, BusyRecord, ErrCountRecord, PowerRecord, MarkRecord, ErrorRecord,
-                EndRecord)
+    for cls in (
+        DataRecord,
+        BusyRecord,
+        ErrCountRecord,
+        PowerRecord,
+        MarkRecord,
+        ErrorRecord,
+        EndRecord,
+    )
 }
 
 R = TypeVar("R", bound=Record)
