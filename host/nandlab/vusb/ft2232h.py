@@ -186,12 +186,24 @@ class VirtualFt2232h:
 
     # ------------------------------------------------------------ bulk
 
-    def bulk_out(self, ep: int, data: bytes) -> int:
+    def _bulk(self, ep: int, out: bool) -> Channel:
+        """The channel of endpoint `ep`, once a bulk transfer is counted and turned around."""
         self._count_transfer()
-        self.bulk_writes += 1
-        ch = next(c for c in self.channels.values() if c.ep_out == ep)
+        if out:
+            self.bulk_writes += 1
+        else:
+            self.bulk_reads += 1
+        ch = next(c for c in self.channels.values() if ep == (c.ep_out if out else c.ep_in))
         self.engine.idle(USB_TURNAROUND_PS)
-        if ch.mode == MODE_MCU and ch.index == self.controller.interface:
+        return ch
+
+    def _hosts_bus(self, ch: Channel) -> bool:
+        """The channel runs the MCU host bus emulation on the controller's interface."""
+        return ch.mode == MODE_MCU and ch.index == self.controller.interface
+
+    def bulk_out(self, ep: int, data: bytes) -> int:
+        ch = self._bulk(ep, out=True)
+        if self._hosts_bus(ch):
             self.engine.feed(bytes(data))
             self._run_mcu(ch)
             if len(self.engine.pending) > FIFO_BYTES:
@@ -205,11 +217,8 @@ class VirtualFt2232h:
         return len(data)
 
     def bulk_in(self, ep: int, size: int) -> bytes:
-        self._count_transfer()
-        self.bulk_reads += 1
-        ch = next(c for c in self.channels.values() if c.ep_in == ep)
-        self.engine.idle(USB_TURNAROUND_PS)
-        if ch.mode == MODE_MCU and ch.index == self.controller.interface:
+        ch = self._bulk(ep, out=False)
+        if self._hosts_bus(ch):
             self._run_mcu(ch)
         if not ch.rx:
             self.engine.idle(ch.latency_ms * 1_000_000_000)
