@@ -22,34 +22,10 @@ from collections.abc import Callable
 
 from pyftdi.ftdi import Ftdi
 
+from nandlab import ops
 from nandlab.analysis import chunk_error_counts
 from nandlab.boards.model import BitbangWiring
 from nandlab.errors import TransportError
-from nandlab.ops import (
-    Addr,
-    BusyRecord,
-    Ce,
-    Cmd,
-    DataRecord,
-    Delay,
-    Din,
-    DinPattern,
-    Dout,
-    DoutCompare,
-    ErrCountRecord,
-    ErrorCode,
-    ErrorRecord,
-    Gpio,
-    Instruction,
-    Interface,
-    Mark,
-    MarkRecord,
-    Power,
-    Record,
-    Timing,
-    WaitRdy,
-    pattern_bytes,
-)
 from nandlab.transport.ftdi.mcu_runner import LinkStats, describe, usb_errno
 
 U32_MAX = 0xFFFFFFFF
@@ -57,7 +33,7 @@ POLL_MARGIN_S = 0.25
 
 
 class _Stop(Exception):
-    def __init__(self, code: ErrorCode) -> None:
+    def __init__(self, code: ops.ErrorCode) -> None:
         self.code = code
 
 
@@ -73,7 +49,7 @@ class BitbangRunner:
     """
 
     def __init__(self, data: Ftdi, control: Ftdi, wiring: BitbangWiring, targets: int, url: str,
-                 host_action: Callable[[Instruction, int, int], Record | None]) -> None:
+                 host_action: Callable[[ops.Instruction, int, int], ops.Record | None]) -> None:
         self.data = data
         self.control = control
         self.pins = wiring.pins
@@ -92,13 +68,13 @@ class BitbangRunner:
         value |= (int(self.wp_n) << p.wp_n) | (int(self.selected is None) << p.ce_n)
         return value | (1 << p.rb_n)
 
-    def run(self, program: list[Instruction], t0_ns: int) -> list[Record]:
-        records: list[Record] = []
+    def run(self, program: list[ops.Instruction], t0_ns: int) -> list[ops.Record]:
+        records: list[ops.Record] = []
         for index, ins in enumerate(program):
             try:
                 record = self._step(ins, index, t0_ns)
             except _Stop as stop:
-                records.append(ErrorRecord(stop.code, index))
+                records.append(ops.ErrorRecord(stop.code, index))
                 break
             except TransportError:
                 raise
@@ -111,53 +87,53 @@ class BitbangRunner:
                 records.append(record)
         return records
 
-    def _step(self, ins: Instruction, index: int, t0_ns: int) -> Record | None:
-        if isinstance(ins, Ce):
+    def _step(self, ins: ops.Instruction, index: int, t0_ns: int) -> ops.Record | None:
+        if isinstance(ins, ops.Ce):
             if ins.target >= self.targets:
-                raise _Stop(ErrorCode.NO_TARGET)
+                raise _Stop(ops.ErrorCode.NO_TARGET)
             self.selected = ins.target
             self._write_control(bytes((self._ctl(),)))
             return None
-        if isinstance(ins, Delay):
+        if isinstance(ins, ops.Delay):
             time.sleep(ins.ns / 1e9)
             return None
-        if isinstance(ins, Mark):
-            return MarkRecord(ins.id, time.monotonic_ns() - t0_ns)
-        if isinstance(ins, Power):
+        if isinstance(ins, ops.Mark):
+            return ops.MarkRecord(ins.id, time.monotonic_ns() - t0_ns)
+        if isinstance(ins, ops.Power):
             record = self.host_action(ins, index, t0_ns)
-            if isinstance(record, ErrorRecord):
+            if isinstance(record, ops.ErrorRecord):
                 raise _Stop(record.code)
             return record
-        if isinstance(ins, Timing):
-            if ins.interface != Interface.SDR:
-                raise _Stop(ErrorCode.BAD_ARG)
+        if isinstance(ins, ops.Timing):
+            if ins.interface != ops.Interface.SDR:
+                raise _Stop(ops.ErrorCode.BAD_ARG)
             return None
-        if isinstance(ins, Gpio):
+        if isinstance(ins, ops.Gpio):
             if ins.mask & ~0x01:
-                raise _Stop(ErrorCode.BAD_ARG)
+                raise _Stop(ops.ErrorCode.BAD_ARG)
             if ins.mask & 0x01:
                 self.wp_n = bool(ins.value & 0x01)
                 if self.selected is not None:
                     self._write_control(bytes((self._ctl(),)))
             return None
         if self.selected is None:
-            raise _Stop(ErrorCode.NO_TARGET)
-        if isinstance(ins, Cmd):
+            raise _Stop(ops.ErrorCode.NO_TARGET)
+        if isinstance(ins, ops.Cmd):
             self._writes(bytes((ins.byte,)), cle=1)
-        elif isinstance(ins, Addr):
+        elif isinstance(ins, ops.Addr):
             self._writes(ins.data, ale=1)
-        elif isinstance(ins, Din):
+        elif isinstance(ins, ops.Din):
             self._writes(ins.data)
-        elif isinstance(ins, DinPattern):
-            self._writes(pattern_bytes(ins.pattern, ins.seed, ins.n))
-        elif isinstance(ins, (Dout, DoutCompare)):
+        elif isinstance(ins, ops.DinPattern):
+            self._writes(ops.pattern_bytes(ins.pattern, ins.seed, ins.n))
+        elif isinstance(ins, (ops.Dout, ops.DoutCompare)):
             data = self._reads(ins.n)
-            if isinstance(ins, DoutCompare):
-                expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
+            if isinstance(ins, ops.DoutCompare):
+                expected = ops.pattern_bytes(ins.pattern, ins.seed, ins.n)
                 counts = chunk_error_counts(expected, data, ins.chunk)
-                return ErrCountRecord(ins.chunk, counts.tolist())
-            return DataRecord(data)
-        elif isinstance(ins, WaitRdy):
+                return ops.ErrCountRecord(ins.chunk, counts.tolist())
+            return ops.DataRecord(data)
+        elif isinstance(ins, ops.WaitRdy):
             return self._wait(ins, index)
         return None
 
@@ -191,7 +167,7 @@ class BitbangRunner:
         self.stats.data_bytes += n
         return bytes(out)
 
-    def _wait(self, ins: WaitRdy, index: int) -> Record:
+    def _wait(self, ins: ops.WaitRdy, index: int) -> ops.Record:
         rb = 1 << self.pins.rb_n
         start = time.monotonic_ns()
         deadline = start + ins.timeout_ns + int(POLL_MARGIN_S * 1e9)
@@ -202,7 +178,7 @@ class BitbangRunner:
             if level & rb:
                 busy = now - start
                 if busy > ins.timeout_ns:
-                    raise _Stop(ErrorCode.TIMEOUT)
-                return BusyRecord(index, min(busy, U32_MAX))
+                    raise _Stop(ops.ErrorCode.TIMEOUT)
+                return ops.BusyRecord(index, min(busy, U32_MAX))
             if now > deadline:
-                raise _Stop(ErrorCode.TIMEOUT)
+                raise _Stop(ops.ErrorCode.TIMEOUT)

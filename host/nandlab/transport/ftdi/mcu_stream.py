@@ -31,27 +31,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from nandlab import ops
 from nandlab.boards.model import FtdiController
 from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
-from nandlab.ops import (
-    Addr,
-    Ce,
-    Cmd,
-    Delay,
-    Din,
-    DinPattern,
-    Dout,
-    DoutCompare,
-    ErrorCode,
-    Gpio,
-    Instruction,
-    Interface,
-    Mark,
-    Power,
-    Timing,
-    WaitRdy,
-    pattern_bytes,
-)
 from nandlab.profiles import Profile
 
 READ_SHORT, READ_EXTENDED, WRITE_SHORT, WRITE_EXTENDED = 0x90, 0x91, 0x92, 0x93
@@ -72,13 +54,13 @@ class Step:
 
     index: int
     kind: str
-    ins: Instruction
+    ins: ops.Instruction
     cmd: bytes = b""
     reply: int = 0
     busy_gap_ns: float = 0.0
     busy_period_ns: float = 0.0
     est_ns: float = 0.0
-    code: ErrorCode | None = None
+    code: ops.ErrorCode | None = None
 
 
 @dataclass
@@ -135,7 +117,7 @@ class McuCompiler:
         st.gap_ns = need_ns
         return self._nops(missing)
 
-    def compile(self, program: list[Instruction]) -> list[Step]:
+    def compile(self, program: list[ops.Instruction]) -> list[Step]:
         st = _State(mode=self.mode)
         for index, ins in enumerate(program):
             step = self._one(st, index, ins)
@@ -148,50 +130,50 @@ class McuCompiler:
     def _timing(self, st: _State) -> SdrTiming:
         return sdr(st.mode)
 
-    def _one(self, st: _State, index: int, ins: Instruction) -> Step:
+    def _one(self, st: _State, index: int, ins: ops.Instruction) -> Step:
         s = self._timing(st)
-        if isinstance(ins, Ce):
+        if isinstance(ins, ops.Ce):
             if ins.target >= self.targets:
-                return Step(index, "error", ins, code=ErrorCode.NO_TARGET)
+                return Step(index, "error", ins, code=ops.ErrorCode.NO_TARGET)
             st.selected = ins.target
             return Step(index, "bus", ins)
-        if isinstance(ins, Delay):
+        if isinstance(ins, ops.Delay):
             if ins.ns > LONG_DELAY_NS:
                 st.gap_ns += ins.ns
                 return Step(index, "host", ins, est_ns=ins.ns)
             st.gap_ns += ins.ns
             return Step(index, "bus", ins, cmd=self._nops(ins.ns), est_ns=ins.ns)
-        if isinstance(ins, (Mark, Power)):
+        if isinstance(ins, (ops.Mark, ops.Power)):
             return Step(index, "host", ins)
-        if isinstance(ins, Timing):
-            if ins.interface != Interface.SDR:
-                return Step(index, "error", ins, code=ErrorCode.BAD_ARG)
+        if isinstance(ins, ops.Timing):
+            if ins.interface != ops.Interface.SDR:
+                return Step(index, "error", ins, code=ops.ErrorCode.BAD_ARG)
             st.mode = ins.mode
             return Step(index, "bus", ins)
-        if isinstance(ins, Gpio):
+        if isinstance(ins, ops.Gpio):
             if ins.mask & ~GPIO_WP_N:
-                return Step(index, "error", ins, code=ErrorCode.BAD_ARG)
+                return Step(index, "error", ins, code=ops.ErrorCode.BAD_ARG)
             if ins.mask & GPIO_WP_N:
                 st.wp_n = bool(ins.value & GPIO_WP_N)
             return Step(index, "bus", ins)
         if st.selected is None:
-            return Step(index, "error", ins, code=ErrorCode.NO_TARGET)
-        if isinstance(ins, Cmd):
+            return Step(index, "error", ins, code=ops.ErrorCode.NO_TARGET)
+        if isinstance(ins, ops.Cmd):
             return self._writes(st, index, ins, bytes((ins.byte,)), "cmd", s)
-        if isinstance(ins, Addr):
+        if isinstance(ins, ops.Addr):
             return self._writes(st, index, ins, ins.data, "addr", s)
-        if isinstance(ins, Din):
+        if isinstance(ins, ops.Din):
             return self._writes(st, index, ins, ins.data, "din", s)
-        if isinstance(ins, DinPattern):
-            return self._writes(st, index, ins, pattern_bytes(ins.pattern, ins.seed, ins.n),
+        if isinstance(ins, ops.DinPattern):
+            return self._writes(st, index, ins, ops.pattern_bytes(ins.pattern, ins.seed, ins.n),
                                 "din", s)
-        if isinstance(ins, (Dout, DoutCompare)):
+        if isinstance(ins, (ops.Dout, ops.DoutCompare)):
             return self._reads(st, index, ins, ins.n, s)
-        if isinstance(ins, WaitRdy):
+        if isinstance(ins, ops.WaitRdy):
             return self._wait(st, index, ins, s)
-        return Step(index, "error", ins, code=ErrorCode.BAD_OPCODE)
+        return Step(index, "error", ins, code=ops.ErrorCode.BAD_OPCODE)
 
-    def _writes(self, st: _State, index: int, ins: Instruction, data: bytes, kind: str,
+    def _writes(self, st: _State, index: int, ins: ops.Instruction, data: bytes, kind: str,
                 s: SdrTiming) -> Step:
         out = bytearray()
         if st.last == "dout":
@@ -210,7 +192,7 @@ class McuCompiler:
             st.last_cmd = data[0]
         return Step(index, "bus", ins, cmd=bytes(out), est_ns=200.0 * len(data))
 
-    def _reads(self, st: _State, index: int, ins: Instruction, n: int, s: SdrTiming) -> Step:
+    def _reads(self, st: _State, index: int, ins: ops.Instruction, n: int, s: SdrTiming) -> Step:
         out = bytearray()
         if st.last in ("cmd", "addr"):
             out += self._pad(st, s.tWHR)
@@ -220,7 +202,7 @@ class McuCompiler:
         st.addr_hi, st.last, st.gap_ns = hi, "dout", 0.0
         return Step(index, "data", ins, cmd=bytes(out), reply=n, est_ns=200.0 * n)
 
-    def _wait(self, st: _State, index: int, ins: WaitRdy, s: SdrTiming) -> Step:
+    def _wait(self, st: _State, index: int, ins: ops.WaitRdy, s: SdrTiming) -> Step:
         c = self.ctrl
         out = bytearray()
         gap_before = st.gap_ns
