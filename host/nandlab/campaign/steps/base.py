@@ -147,13 +147,18 @@ class StepKind(ABC, Generic[P]):
         """The error for a unit that cannot run in the run's context."""
         return UnitError(f"unit {unit.key}: {why}")
 
-    def holding_data(self, unit: Unit, ctx: Context, wls: list[int] | None) -> DataBlock:
-        """The unit's block, which must hold data (on `wls` when given)."""
+    def holding_data(
+        self, unit: Unit, ctx: Context, wls: list[int] | None, native: str | None = None
+    ) -> DataBlock:
+        """The unit's block, which must hold data (on `wls` when given); with `native` (what
+        needs it), data programmed in the part's native mode, not SLC."""
         b = ctx.block(unit)
         if b.written is None:
             raise self.refuse(unit, f"block {unit.block} holds no data: add a program step first")
         if wls is not None and not set(wls) <= set(b.wls):
             raise self.refuse(unit, f"WLs {sorted(set(wls) - set(b.wls))} were not programmed")
+        if native is not None and b.written.slc:
+            raise self.refuse(unit, f"{native}; block {unit.block} was programmed in SLC mode")
         assert unit.block is not None
         return DataBlock(unit.block, b, b.written)
 

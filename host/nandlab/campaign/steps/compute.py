@@ -66,19 +66,14 @@ class Compute(StepKind[ComputeStep]):
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)
-        held = self.holding_data(unit, ctx, p.wls)
+        native = "the pair layout needs LSB and MSB pages (use layout: wordlines)"
+        self.holding_data(unit, ctx, p.wls, native if p.layout == "pair" else None)
         overlap = sorted(set(p.scratch) & {blk for (ce, blk) in ctx.blocks if ce == unit.ce})
         if overlap:
             raise self.refuse(
                 unit,
                 f"scratch block {overlap[0]} is one of the campaign's blocks: a scheme would "
                 "erase its data; choose scratch blocks outside blocks:",
-            )
-        if p.layout == "pair" and held.written.slc:
-            raise self.refuse(
-                unit,
-                f"the pair layout needs LSB and MSB pages; block {unit.block} was programmed "
-                "in SLC mode (use layout: wordlines)",
             )
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:

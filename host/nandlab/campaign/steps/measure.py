@@ -56,13 +56,8 @@ class Measure(StepKind[MeasureStep]):
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)
-        held = self.holding_data(unit, ctx, p.wls)
-        if held.written.slc and {"vth", "retry"} & set(p.what):
-            raise self.refuse(
-                unit,
-                f"vth and retry need native-mode data; block {unit.block} was programmed in "
-                "SLC mode",
-            )
+        native = "vth and retry need native-mode data" if {"vth", "retry"} & set(p.what) else None
+        self.holding_data(unit, ctx, p.wls, native)
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         p = self.params(unit)
