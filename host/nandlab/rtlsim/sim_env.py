@@ -12,6 +12,7 @@ set anything by hand. Icarus Verilog is Debian's `iverilog`.
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import os
 import shutil
@@ -133,6 +134,23 @@ def build(
     parameters = dict(parameters or {})
     runner = runner_for(sim)
     folder = build_dir_for(toplevel, sim, parameters)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    # Test processes running side by side (pytest-xdist, an rtl:// bench beside a cocotb
+    # bench) build the same folder one at a time; the second finds the build up to date.
+    with open(folder.parent / f"{folder.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _build_locked(runner, toplevel, sim, parameters, modules, folder)
+    return folder
+
+
+def _build_locked(
+    runner: Any,
+    toplevel: str,
+    sim: str,
+    parameters: dict[str, int],
+    modules: list[str] | None,
+    folder: Path,
+) -> None:
     try:
         runner.build(
             sources=rtl_sources(modules),
@@ -151,7 +169,6 @@ def build(
         raise RuntimeError(
             f"{sim} failed to build {toplevel}:\n" + "\n".join(tail) + f"\nlog: {log}"
         ) from None
-    return folder
 
 
 def build_ctrl(sim: str, clk_ps: int = 10_000, num_ce: int = 4) -> Path:
