@@ -49,19 +49,23 @@ test-generated: setup
 	$(PY) -m nandlab.ops.codegen --check
 	$(PY) -m nandlab.hwgen --check
 
+# Suites run on every core (pytest-xdist); a test file stays on one worker, so
+# module fixtures and an RTL bench's build folders are never shared between workers.
+PYTEST := $(BIN)/pytest -q -p no:cacheprovider -n auto --dist loadfile
+
 test-host: setup
-	cd host && ../$(BIN)/pytest -q -p no:cacheprovider tests
+	cd host && ../$(PYTEST) tests
 
 test-e2e: setup
-	$(BIN)/pytest -q -p no:cacheprovider tests
+	$(PYTEST) tests
 
 # cocotb testbenches of the RTL (hw/tb/<module>/), each over its quick grid;
 # test-rtl-full runs every SDR mode on both simulators (about 10 minutes more).
 test-rtl: setup
-	$(BIN)/pytest -q -p no:cacheprovider hw/tb
+	$(PYTEST) hw/tb
 
 test-rtl-full: setup
-	$(BIN)/pytest -q -p no:cacheprovider hw/tb --rtl-full
+	$(PYTEST) hw/tb --rtl-full
 
 # ruff, mypy, and the house plan's import contracts (host/pyproject.toml [tool.importlinter])
 lint: setup
