@@ -64,3 +64,15 @@ def test_host_modules_by_concern() -> None:
         if p.name not in GENERATED and (n := len(p.read_text().splitlines())) > MAX_LINES
     }
     assert not big, f"host modules over {MAX_LINES} lines: {big}"
+
+
+def test_architecture_walk_names_real_files() -> None:
+    """Every file path docs/architecture.md names (`folder/file.py`, `.sv`, ... in backticks)
+    exists, under host/nandlab/ or from the repository root."""
+    import re
+
+    text = (REPO / "docs" / "architecture.md").read_text()
+    named = set(re.findall(r"`([\w.-]+/[\w./-]+\.(?:py|sv|yaml|toml|md))`", text))
+    assert len(named) > 10, "the walk-through names the files of each hop"
+    missing = sorted(n for n in named if not ((HOST / n).exists() or (REPO / n).exists()))
+    assert not missing, f"docs/architecture.md names files that do not exist: {missing}"
