@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from nandlab.characterize.readback import STRING_CHECKER
 from nandlab.ops.pattern import PATTERNS
 
 Mode = Literal["native", "slc"]
-WlList = Annotated[list[int], Field(min_length=1)]
 
 
 class Strict(BaseModel):
@@ -35,6 +34,10 @@ def parse_wl_list(value: Any) -> list[int]:
         if out:
             return out
     raise ValueError(f"{value!r} is not a WL list: use e.g. 0-7 or 0-3,8 or [0, 1]")
+
+
+WlList = Annotated[list[int], BeforeValidator(parse_wl_list), Field(min_length=1)]
+"""A WL list field: '0-3,8', 5 or [0, 1, 2] in the campaign file."""
 
 
 def optional_wl_list(value: Any) -> list[int] | None:

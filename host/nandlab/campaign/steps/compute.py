@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from nandlab.campaign.fields import Strict, WlList, optional_wl_list
+from nandlab.campaign.fields import Strict, WlList
 from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.compute import measure_compute
@@ -44,11 +44,6 @@ class ComputeStep(Strict):
         if value not in known:
             raise ValueError(f"scheme '{value}' is unknown (allowed: {', '.join(known)})")
         return value
-
-    @field_validator("wls", mode="before")
-    @classmethod
-    def _wls(cls, value: Any) -> list[int] | None:
-        return optional_wl_list(value)
 
     @model_validator(mode="after")
     def _expressions(self) -> ComputeStep:

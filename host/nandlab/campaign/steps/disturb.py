@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import Field
 
-from pydantic import Field, field_validator
-
-from nandlab.campaign.fields import Mode, Strict, WlList, optional_wl_list
+from nandlab.campaign.fields import Mode, Strict, WlList
 from nandlab.campaign.steps.base import At, BlockState, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.disturb import read_disturb
@@ -18,11 +16,6 @@ class DisturbStep(Strict):
     reads: int = Field(ge=1, le=10_000_000)
     wls: WlList | None = None
     mode: Mode = "native"
-
-    @field_validator("wls", mode="before")
-    @classmethod
-    def _wls(cls, value: Any) -> list[int] | None:
-        return optional_wl_list(value)
 
 
 def disturb_wls(state: BlockState, p: DisturbStep, wls_per_block: int) -> list[int]:

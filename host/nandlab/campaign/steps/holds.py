@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from nandlab.campaign.fields import Mode, Strict, WlList, check_pattern, parse_wl_list
+from nandlab.campaign.fields import Mode, Strict, WlList, check_pattern
 from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, UnitError, mode_of, need_slc
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.readback import DataSpec
@@ -22,7 +22,6 @@ class HoldsStep(Strict):
     mode: Mode = "native"
 
     _pattern = field_validator("pattern")(check_pattern)
-    _wls = field_validator("wls", mode="before")(parse_wl_list)
 
 
 class Holds(StepKind[HoldsStep]):

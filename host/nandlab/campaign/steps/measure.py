@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from nandlab.campaign.fields import Strict, WlList, optional_wl_list
+from nandlab.campaign.fields import Strict, WlList
 from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.common import op_row
@@ -44,11 +44,6 @@ class MeasureStep(Strict):
     @classmethod
     def _what(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
-
-    @field_validator("wls", mode="before")
-    @classmethod
-    def _wls(cls, value: Any) -> list[int] | None:
-        return optional_wl_list(value)
 
 
 class Measure(StepKind[MeasureStep]):

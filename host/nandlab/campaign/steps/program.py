@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from pydantic import Field, field_validator
 
-from nandlab.campaign.fields import Mode, Strict, WlList, check_pattern, parse_wl_list
+from nandlab.campaign.fields import Mode, Strict, WlList, check_pattern
 from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.readback import program_pages
@@ -26,11 +25,6 @@ class ProgramStep(Strict):
     """Pattern seed; None: the unit's seed (from the campaign seed and the unit key)."""
 
     _pattern = field_validator("pattern")(check_pattern)
-
-    @field_validator("wls", mode="before")
-    @classmethod
-    def _wls(cls, value: Any) -> list[int]:
-        return parse_wl_list(value)
 
 
 class ProgramKind(StepKind[ProgramStep]):
