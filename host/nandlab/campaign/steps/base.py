@@ -122,8 +122,10 @@ class StepKind(ABC, Generic[P]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         for base in cls.__dict__.get("__orig_bases__", ()):
-            if get_origin(base) is StepKind:
-                cls.model = get_args(base)[0]
+            origin, args = get_origin(base), get_args(base)
+            concrete = args and isinstance(args[0], type)
+            if isinstance(origin, type) and issubclass(origin, StepKind) and concrete:
+                cls.model = args[0]
 
     def params(self, unit: Unit) -> P:
         assert isinstance(unit.params, self.model)

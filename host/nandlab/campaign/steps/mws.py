@@ -6,8 +6,9 @@ wrote: `mws_ops`, the bit errors of AND / NAND / OR / NOR over many operands (Se
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import replace
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, model_validator
 
@@ -76,13 +77,25 @@ class MwsOpsStep(Strict):
     allow_test_mode: bool = False
 
 
-def _check(unit: Unit, ctx: Context, p: MwsSearchStep | MwsPowerStep | MwsOpsStep) -> None:
-    if not p.allow_test_mode:
-        raise UnitError(
-            f"unit {unit.key}: MWS steps run in the chip's test mode: set allow_test_mode: true"
-        )
-    if ctx.profile.vendor.mws is None:
-        raise UnitError(f"unit {unit.key}: profile {ctx.profile.name} declares no MWS")
+M = TypeVar("M", MwsTimingStep, MwsBlocksTimingStep, MwsPowerStep, MwsOpsStep)
+
+
+class _Mws(StepKind[M]):
+    """An MWS kind: it runs only in the test mode of a profile that declares MWS."""
+
+    def apply(self, unit: Unit, ctx: Context) -> None:
+        p = self.params(unit)
+        if not p.allow_test_mode:
+            raise self.refuse(
+                unit, "MWS steps run in the chip's test mode: set allow_test_mode: true"
+            )
+        if ctx.profile.vendor.mws is None:
+            raise self.refuse(unit, f"profile {ctx.profile.name} declares no MWS")
+        self.take(unit, ctx, p)
+
+    @abstractmethod
+    def take(self, unit: Unit, ctx: Context, p: M) -> None:
+        """The kind's own checks; then the blocks it writes are no longer erased."""
 
 
 def _take_erased(unit: Unit, ctx: Context, block: int) -> None:
@@ -93,13 +106,11 @@ def _take_erased(unit: Unit, ctx: Context, block: int) -> None:
     b.erased = False  # the step writes its operands over the block's strings
 
 
-class MwsTiming(StepKind[MwsTimingStep]):
+class MwsTiming(_Mws[MwsTimingStep]):
     name = "mws_timing"
     partition = True
 
-    def apply(self, unit: Unit, ctx: Context) -> None:
-        p = self.params(unit)
-        _check(unit, ctx, p)
+    def take(self, unit: Unit, ctx: Context, p: MwsTimingStep) -> None:
         strings = ctx.profile.geometry.wls_per_string
         if p.wls > strings:
             raise UnitError(f"unit {unit.key}: {p.wls} WLs, but a string has {strings}")
@@ -120,7 +131,6 @@ def campaign_blocks(unit: Unit, ctx: Context) -> list[int]:
 
 def _take_plane(unit: Unit, ctx: Context, p: MwsBlocksTimingStep | MwsPowerStep) -> None:
     """Checks of a per-chip MWS kind over the campaign's blocks, which it then writes."""
-    _check(unit, ctx, p)
     blocks = campaign_blocks(unit, ctx)
     if max(p.counts) > len(blocks):
         raise UnitError(
@@ -144,13 +154,13 @@ def _plane_base(kind: StepKind[Any], unit: Unit, ctx: Context, at: At) -> dict[s
     return base_row(replace(unit, block=blocks[0]), kind.after(unit, ctx), at.chip_id)
 
 
-class MwsBlocksTiming(StepKind[MwsBlocksTimingStep]):
+class MwsBlocksTiming(_Mws[MwsBlocksTimingStep]):
     name = "mws_blocks_timing"
     per_block = False
     per_chip = True
 
-    def apply(self, unit: Unit, ctx: Context) -> None:
-        _take_plane(unit, ctx, self.params(unit))
+    def take(self, unit: Unit, ctx: Context, p: MwsBlocksTimingStep) -> None:
+        _take_plane(unit, ctx, p)
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         p = self.params(unit)
@@ -158,17 +168,18 @@ class MwsBlocksTiming(StepKind[MwsBlocksTimingStep]):
         return Outcome(measure_inter_block(at.chip, blocks, p.counts, unit.seed, base, p.search()))
 
 
-class MwsPower(StepKind[MwsPowerStep]):
+class MwsPower(_Mws[MwsPowerStep]):
     name = "mws_power"
     per_block = False
     per_chip = True
 
-    def apply(self, unit: Unit, ctx: Context) -> None:
-        p = self.params(unit)
-        if ctx.profile.vendor.mws is not None and max(p.counts) > ctx.profile.vendor.mws.max_blocks:
-            raise UnitError(
-                f"unit {unit.key}: MWS power is measured within the profile's budget of "
-                f"{ctx.profile.vendor.mws.max_blocks} blocks at once"
+    def take(self, unit: Unit, ctx: Context, p: MwsPowerStep) -> None:
+        mws = ctx.profile.vendor.mws
+        if mws is not None and max(p.counts) > mws.max_blocks:
+            raise self.refuse(
+                unit,
+                f"MWS power is measured within the profile's budget of {mws.max_blocks} blocks "
+                "at once",
             )
         _take_plane(unit, ctx, p)
 
@@ -178,13 +189,11 @@ class MwsPower(StepKind[MwsPowerStep]):
         return Outcome(measure_mws_power(at.chip, blocks, p.counts, base))
 
 
-class MwsOps(StepKind[MwsOpsStep]):
+class MwsOps(_Mws[MwsOpsStep]):
     name = "mws_ops"
     partition = True
 
-    def apply(self, unit: Unit, ctx: Context) -> None:
-        p = self.params(unit)
-        _check(unit, ctx, p)
+    def take(self, unit: Unit, ctx: Context, p: MwsOpsStep) -> None:
         held = self.holding_data(unit, ctx, None)
         if not held.written.slc:
             raise self.refuse(unit, f"block {unit.block} holds no SLC operands: use esp_program")
