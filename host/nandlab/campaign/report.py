@@ -6,7 +6,7 @@ import hashlib
 import importlib.util
 import sys
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +96,50 @@ def compute_by_condition(rows: Sequence[Row]) -> list[dict[str, Any]]:
     return out
 
 
+Column = tuple[str, Callable[[Mapping[str, Any]], str]]
+"""A report table's column: its header and how a row of the table reads in it."""
+
+
+def _field(key: str, spec: str = "") -> Callable[[Mapping[str, Any]], str]:
+    return lambda row: format(row[key], spec)
+
+
+def _table(columns: Sequence[Column], rows: Sequence[Mapping[str, Any]]) -> str:
+    return _md_table([h for h, _ in columns], [[cell(r) for _, cell in columns] for r in rows])
+
+
+_CONDITION: list[Column] = [("P/E", _field("pec")), ("retention", _field("retention"))]
+_ERRORS: list[Column] = [
+    ("bits", _field("bits")),
+    ("errors 0->1", _field("errors_0to1")),
+    ("errors 1->0", _field("errors_1to0")),
+    ("RBER", _field("rber_text")),
+]
+_RBER_COLUMNS: list[Column] = [
+    ("mode", _field("mode")),
+    *_CONDITION,
+    ("disturb reads", _field("disturb_reads")),
+    ("page type", _field("page_type")),
+    ("pages", _field("pages")),
+    *_ERRORS,
+]
+_COMPUTE_COLUMNS: list[Column] = [
+    ("scheme", _field("scheme")),
+    ("operation", _field("operation")),
+    ("mode", _field("mode")),
+    *_CONDITION,
+    ("reference", _field("reference")),
+    ("runs", _field("runs")),
+    *_ERRORS,
+    ("sensings", _field("sensings", ".2g")),
+    ("latency µs", _field("latency_us", ".1f")),
+    (
+        "energy µJ/KiB",
+        lambda c: "-" if c["energy_uJ_per_KiB"] is None else f"{c['energy_uJ_per_KiB']:.3f}",
+    ),
+]
+
+
 def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
     """Write summary.md and plots/*.png of a run (complete or not); returns their paths."""
     run = Path(run_dir)
@@ -124,37 +168,7 @@ def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
             "Every rate says how many bits it rests on; 0 errors read '0 in N bits'.",
             "",
         ]
-        parts.append(
-            _md_table(
-                [
-                    "mode",
-                    "P/E",
-                    "retention",
-                    "disturb reads",
-                    "page type",
-                    "pages",
-                    "bits",
-                    "errors 0->1",
-                    "errors 1->0",
-                    "RBER",
-                ],
-                [
-                    [
-                        a["mode"],
-                        str(a["pec"]),
-                        a["retention"],
-                        str(a["disturb_reads"]),
-                        a["page_type"],
-                        str(a["pages"]),
-                        str(a["bits"]),
-                        str(a["errors_0to1"]),
-                        str(a["errors_1to0"]),
-                        a["rber_text"],
-                    ]
-                    for a in rber
-                ],
-            )
-        )
+        parts.append(_table(_RBER_COLUMNS, rber))
     retry = [r for r in rows if r.get("operation") == "read_retry"]
     if retry:
         parts += ["", "## Read retry: best offsets", ""]
@@ -199,45 +213,7 @@ def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
             "busy time and energy are per operation on one WL (energy per KiB of result).",
             "",
         ]
-        parts.append(
-            _md_table(
-                [
-                    "scheme",
-                    "operation",
-                    "mode",
-                    "P/E",
-                    "retention",
-                    "reference",
-                    "runs",
-                    "bits",
-                    "errors 0->1",
-                    "errors 1->0",
-                    "RBER",
-                    "sensings",
-                    "latency µs",
-                    "energy µJ/KiB",
-                ],
-                [
-                    [
-                        c["scheme"],
-                        c["operation"],
-                        c["mode"],
-                        str(c["pec"]),
-                        c["retention"],
-                        c["reference"],
-                        str(c["runs"]),
-                        str(c["bits"]),
-                        str(c["errors_0to1"]),
-                        str(c["errors_1to0"]),
-                        c["rber_text"],
-                        f"{c['sensings']:.2g}",
-                        f"{c['latency_us']:.1f}",
-                        "-" if c["energy_uJ_per_KiB"] is None else f"{c['energy_uJ_per_KiB']:.3f}",
-                    ]
-                    for c in compute
-                ],
-            )
-        )
+        parts.append(_table(_COMPUTE_COLUMNS, compute))
     ff = sorted({int(r["pec"]) for r in rows if r.get("fast_forwarded") and r.get("pec")})
     if ff:
         parts += [
