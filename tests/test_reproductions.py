@@ -19,7 +19,12 @@ from click.testing import Result
 from nandlab.campaign.schema import load_campaign
 from nandlab.campaign.sweep import expand
 from nandlab.characterize.mws_timing import Search, measure_intra_block
-from nandlab.characterize.readback import STRING_CHECKER, DataSpec, page_data
+from nandlab.characterize.readback import (
+    STRING_CHECKER,
+    DataSpec,
+    page_data,
+    page_order,
+)
 from nandlab.onfi.chip import Chip
 from nandlab.profiles import load_profile
 from nandlab.transport.sim import SimTransport
@@ -27,6 +32,7 @@ from nandlab.transport.sim import SimTransport
 REPO = Path(__file__).resolve().parents[1]
 PARABIT = REPO / "characterization" / "parabit"
 FLASHCOSMOS = REPO / "characterization" / "flashcosmos"
+MCFLASH = REPO / "characterization" / "mcflash"
 
 
 def load_analysis(path: Path) -> ModuleType:
@@ -322,7 +328,9 @@ def test_report_names_a_missing_analysis(
 
 @pytest.mark.parametrize(
     "path",
-    sorted(p for folder in (PARABIT, FLASHCOSMOS) for p in folder.glob("*.yaml")),
+    sorted(
+        p for folder in (PARABIT, FLASHCOSMOS, MCFLASH) for p in folder.glob("*.yaml")
+    ),
     ids=lambda p: p.name,
 )
 def test_reproduction_campaigns_expand(path: Path) -> None:
@@ -354,3 +362,101 @@ def test_report_says_when_the_analysis_finds_no_figure(
     result = run("report", str(out / "c"))
     assert result.exit_code == 2
     assert "no Flash-Cosmos rows in this run" in result.stderr
+
+
+def _rate(rows: list[dict], **where: object) -> float:
+    sel = [r for r in rows if all(r.get(k) == v for k, v in where.items())]
+    assert sel, where
+    return sum(r["errors_0to1"] + r["errors_1to0"] for r in sel) / sum(
+        r["bits"] for r in sel
+    )
+
+
+def test_mcflash_from_a_reduced_run(run: Callable[..., Result], tmp_path: Path) -> None:
+    codes = ", ".join(str(c) for c in range(0, 125, 4))
+    campaign = reduced(
+        MCFLASH / "mcflash-64l.yaml",
+        tmp_path,
+        ("wls: 0-159", "wls: 0-7"),
+        ("wls: 0-7, vref0_codes", "wls: 0-1, vref0_codes"),
+        (f"vref0_codes: [{codes}]", "vref0_codes: [0, 44, 48, 124]"),
+    )
+    out = tmp_path / "runs"
+    assert run("run", campaign, "--out", str(out), "--run-id", "m").exit_code == 0
+    assert run("report", str(out / "m")).exit_code == 0
+    text = (out / "m" / "report.md").read_text()
+    rows = pq.read_table(out / "m" / "measurements.parquet").to_pylist()
+    plain = {"offset_mV": None, "retention_age_h": 0.0}
+    # NOT ran on the NOT layout only, the pair operations on random pairs only
+    assert {r["pattern"] for r in rows if r["operation"] == "mcflash:NOT"} == {
+        "random-msb"
+    }
+    assert {r["pattern"] for r in rows if r["operation"] == "mcflash:AND"} == {"random"}
+    and_15k = _rate(rows, operation="mcflash:AND", pec=1500, **plain)
+    assert f"| Table 2 1.5K P/E | AND | 9.0e-07..2.5e-06 | {and_15k:.2e} (" in text
+    assert _rate(rows, operation="mcflash:AND", pec=1, **plain) == 0.0
+    # Fig. 6: after 1 year at 10K P/E NOT errs most, AND least (of the order of 1e-3 here)
+    year = {
+        op: _rate(
+            rows,
+            operation=f"mcflash:{op}",
+            pec=10000,
+            offset_mV=None,
+            retention_age_h=8760.0,
+        )
+        for op in ("AND", "OR", "XNOR", "NOT")
+    }
+    assert (
+        year["NOT"] > 1.15 * year["OR"] and year["AND"] < year["OR"] <= year["XNOR"]
+    ), year
+    assert (
+        "| RBER grows with retention (each P/E > 1, each op: 1 year >= 0) | yes |"
+        in text
+    )
+    # Fig. 7: every L1 cell wrong at V_OFF = 0; Sec. 4.3: NAND without inverse read fails
+    assert "| P/E 1: RBER at V_OFF = 0 | ~25 % | 25.0% | yes |" in text
+    assert "| NAND | > 5 % |" in text and "| XOR | > 5 % |" in text
+    assert "| energy/KiB XNOR / AND (within 10 %) | 1.51 | 1.51 | yes |" in text
+    assert "| AND | 40.0 |" in text and "| XNOR | 90.0 |" in text
+    assert (out / "m" / "plots" / "fig6-mlc-64l.png").stat().st_size > 0
+    assert (out / "m" / "plots" / "fig7-mlc-64l.png").stat().st_size > 0
+
+
+def test_mcflash_report_is_recomputed_from_rows() -> None:
+    """Changing a row changes the table: the report's numbers come from the rows alone."""
+    analyse = load_analysis(MCFLASH / "analysis.py").analyse
+    base = {"pec": 1500, "retention_age_h": 0.0, "bits": 1000, "offset_mV": None}
+    rows = [
+        {**base, "operation": f"mcflash:{op}", "errors_0to1": k, "errors_1to0": 1}
+        for k, op in enumerate(("AND", "OR", "XNOR", "NOT"))
+    ]
+    t2 = {(fig, op): meas for fig, op, _, meas, _, _ in analyse(rows)["table2"]}
+    assert t2[("Table 2 1.5K P/E", "AND")] == "1.00e-03 (1 in 1e+03 bits)"
+    assert t2[("Table 2 1.5K P/E", "NOT")].startswith("4.00e-03 (4 in")
+    rows[0]["errors_1to0"] = 0
+    t2 = {(fig, op): meas for fig, op, _, meas, _, _ in analyse(rows)["table2"]}
+    assert t2[("Table 2 1.5K P/E", "AND")] == "0 in 1e+03 bits"
+
+
+@pytest.mark.parametrize("profile", ["mlc-64l", "mlc-176l"])
+def test_mcflash_committed_report_is_rebuilt_from_its_rows(
+    profile: str, tmp_path: Path
+) -> None:
+    rows, meta = committed(MCFLASH, f"mcflash-{profile}-2")
+    text, plots = load_analysis(MCFLASH / "analysis.py").report(rows, meta, tmp_path)
+    assert text == (MCFLASH / f"report-{profile}.md").read_text()
+    assert [p.name for p in plots] == [f"fig6-{profile}.png", f"fig7-{profile}.png"]
+
+
+def test_mlc_page_order_programs_msb_after_the_string_neighbours_lsb() -> None:
+    profile = load_profile("mlc-64l")
+    stride = profile.geometry.sub_blocks
+    wls = range(3 * stride)
+    order = page_order(profile, wls, False, "mlc")
+    assert sorted(order) == [(wl, pt) for wl in wls for pt in (0, 1)]
+    pos = {p: i for i, p in enumerate(order)}
+    for wl in wls:
+        assert pos[(wl, 0)] < pos[(wl, 1)]
+        if wl + stride in wls:
+            assert pos[(wl + stride, 0)] < pos[(wl, 1)] < pos[(wl + stride, 1)]
+    assert page_order(profile, [0, 1], False, "wl") == [(0, 0), (0, 1), (1, 0), (1, 1)]

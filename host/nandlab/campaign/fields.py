@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from nandlab.characterize.readback import STRING_CHECKER
+from nandlab.characterize.readback import RANDOM_MSB, STRING_CHECKER
 from nandlab.ops.pattern import PATTERNS
 
 Mode = Literal["native", "slc"]
@@ -47,7 +47,7 @@ def optional_wl_list(value: Any) -> list[int] | None:
 
 def check_pattern(value: str) -> str:
     """A data pattern name or file:PATH (ValueError for anything else)."""
-    names = (*PATTERNS, STRING_CHECKER)
+    names = (*PATTERNS, STRING_CHECKER, RANDOM_MSB)
     if value in names or (value.startswith("file:") and len(value) > 5):
         return value
     raise ValueError(f"pattern '{value}' is unknown: use one of {', '.join(names)} or file:PATH")

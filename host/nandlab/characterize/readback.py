@@ -27,6 +27,10 @@ STRING_CHECKER = "checker-string"
 """Checkerboard along each WL and along each string (WL w's phase is (w // sub_blocks) % 2):
 every cell's neighbours on its WL and on its string hold the other value, the worst case
 for program interference in a 3D part (on a one-string part the same as `checker`)."""
+RANDOM_MSB = "random-msb"
+"""Random data in the MSB page of each WL, the LSB page all 0: the layout MCFlash's NOT
+reads its operand from (a constant other page). WL 0 holds random data in both pages: the
+calibration WL whose Vth sweep shows a planner every state at the block's wear."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,8 @@ def page_data(profile: Profile, spec: DataSpec, block: int, wl: int, page_type: 
         kind, phase = spec.pattern, wl
         if kind == STRING_CHECKER:
             kind, phase = "checker", wl // profile.geometry.sub_blocks
+        elif kind == RANDOM_MSB:
+            kind = "random" if page_type == 1 or wl == 0 else "zeros"
         data = np.frombuffer(
             page_pattern(kind, total, seed=spec.seed, block=block, page=page, wl=phase),
             dtype=np.uint8,
@@ -83,6 +89,30 @@ def wl_data(profile: Profile, spec: DataSpec, block: int, wl: int) -> dict[int, 
     }
 
 
+PAGE_ORDERS = ("wl", "mlc")
+
+
+def page_order(
+    profile: Profile, wls: Sequence[int], slc: bool, order: str
+) -> list[tuple[int, int]]:
+    """(wl, page type) in programming order. "wl": WL by WL, LSB first. "mlc": the page order of
+    MLC parts, a WL's MSB page after the LSB page of the next WL on its string (wl +
+    sub_blocks), so that neighbour's large first step lands before this WL's last verify and
+    only its MSB step disturbs the finished WL (program interference, Cai et al.)."""
+    types = [pt for pt, _ in page_types(profile, slc)]
+    ws = sorted(wls)
+    if order == "wl" or len(types) != 2:
+        return [(wl, pt) for wl in ws for pt in types]
+    stride = profile.geometry.sub_blocks
+    held = set(ws)
+    seq = [(wl, 0) for wl in ws if wl - stride not in held]
+    for wl in ws:
+        if wl + stride in held:
+            seq.append((wl + stride, 0))
+        seq.append((wl, 1))
+    return seq
+
+
 def program_pages(
     chip: Chip,
     block: int,
@@ -91,26 +121,28 @@ def program_pages(
     base: dict[str, Any],
     *,
     power: bool = False,
+    order: str = "wl",
 ) -> list[dict[str, Any]]:
-    """Program every page of `wls` (WL order, LSB first) of an erased block; one row per page
-    (latency, and measured energy when `power`)."""
+    """Program every page of `wls` of an erased block in `order` (`page_order`); one row per
+    page (latency, and measured energy when `power`)."""
     from nandlab.onfi.power import program_energy
 
     profile = chip.profile
+    names = dict(page_types(profile, spec.slc))
     rows = []
-    for wl in sorted(wls):
-        for pt, name in page_types(profile, spec.slc):
-            page = page_address(profile, wl, pt, spec.slc)
-            data = page_data(profile, spec, block, wl, pt)
-            coords = {**base, "block": block, "wl": wl, "page": page, "page_type": name}
-            if power:
-                m = program_energy(chip, block, page, data, slc=spec.slc)
-                rows.append(energy_row(m, coords))
-            else:
-                result = chip.program_page(block, page, data, slc=spec.slc, blank_check=False)
-                rows.append(
-                    op_row(profile, "program", result.busy_ns, coords, status=result.status)
-                )
+    for wl, pt in page_order(profile, wls, spec.slc, order):
+        name = names[pt]
+        page = page_address(profile, wl, pt, spec.slc)
+        data = page_data(profile, spec, block, wl, pt)
+        coords = {**base, "block": block, "wl": wl, "page": page, "page_type": name}
+        if power:
+            m = program_energy(chip, block, page, data, slc=spec.slc)
+            rows.append(energy_row(m, coords))
+        else:
+            result = chip.program_page(block, page, data, slc=spec.slc, blank_check=False)
+            rows.append(
+                op_row(profile, "program", result.busy_ns, coords, status=result.status)
+            )
     return rows
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -21,6 +22,9 @@ class ProgramStep(Strict):
     inverse: bool = False
     mode: Mode = "native"
     power: bool = False
+    order: Literal["wl", "mlc"] = "wl"
+    """Page programming order (nandlab.characterize.readback.page_order): WL by WL, or the
+    MLC page order (a WL's MSB page after its string neighbour's LSB page)."""
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
     """Pattern seed; None: the unit's seed (from the campaign seed and the unit key)."""
 
@@ -58,6 +62,7 @@ class ProgramKind(StepKind[ProgramStep]):
         rows = program_pages(
             at.chip, unit.block, b.wls, b.written, base_row(unit, after, at.chip_id),
             power=p.power,
+            order=p.order,
         )
         return Outcome(rows)
 
