@@ -93,6 +93,8 @@ def analyse(rows: Sequence[Row]) -> dict[str, Any]:
     for op in OPS:
         lo, hi = TABLE2_15K[op]
         e, n = _sum(by[(TABLE2_PEC, "0", op)])
+        if not n:
+            continue
         ok = e > 0 and lo / 2 <= e / n <= hi * 2
         t2.append(
             (
@@ -106,6 +108,8 @@ def analyse(rows: Sequence[Row]) -> dict[str, Any]:
         )
     for op in OPS:
         e, n = _sum(by[(ABSTRACT_PEC, "0", op)])
+        if not n:
+            continue
         t2.append(
             (
                 "Abstract 10K P/E",
@@ -276,54 +280,60 @@ def report(
     ]
     for fig, op, paper, meas, n, ok in res["table2"]:
         lines.append(f"| {fig} | {op} | {paper} | {meas} | {n:.3g} | {ok} |")
-    lines += [
-        "",
-        "### Fig. 6 (RBER vs retention, 30 C equivalent, several P/E)",
-        "",
-        "| P/E | retention | " + " | ".join(OPS) + " |",
-        "|---|---|" + "---|" * len(OPS),
-    ]
-    for pec in FIG6_PEC:
-        for _, label in FIG6_AGES:
-            cells = [
-                _rate(*res["fig6"][(pec, label, op)])
-                if (pec, label, op) in res["fig6"]
-                else "-"
-                for op in OPS
-            ]
-            lines.append(f"| {pec} | {label} | " + " | ".join(cells) + " |")
-    lines += ["", "| Fig. 6 claim | within |", "|---|---|"]
-    lines += [f"| {c} | {_yes(ok)} |" for c, ok in fig6_checks(res["fig6"])]
-    lines += [
-        "",
-        "### Fig. 7 (OR vs V_OFF on VREF0)",
-        "",
-        "| check | paper | measured | within |",
-        "|---|---|---|---|",
-    ]
-    for c, meas, ok in fig7_checks(res["fig7"]):
-        paper = (
-            "~25 %"
-            if "V_OFF = 0" in c
-            else ("exists" if f"P/E {FRESH}:" in c else "closed")
-        )
-        lines.append(f"| {c} | {paper} | {meas} | {_yes(ok)} |")
-    lines += [
-        "",
-        "### Sec. 4.3 (without inverse read)",
-        "",
-        "| op | paper | measured | within |",
-        "|---|---|---|---|",
-    ]
-    for op, (e, n) in res["sec43"].items():
-        lines.append(
-            f"| {op} | > 5 % | {e / n:.1%} ({e} in {n:.3g} bits) | "
-            f"{_yes(e / n > 0.05)} |"
-        )
+    worn = any(pec != FRESH or label != "0" for pec, label, _ in res["fig6"])
+    if worn:
+        lines += [
+            "",
+            "### Fig. 6 (RBER vs retention, 30 C equivalent, several P/E)",
+            "",
+            "| P/E | retention | " + " | ".join(OPS) + " |",
+            "|---|---|" + "---|" * len(OPS),
+        ]
+        for pec in FIG6_PEC:
+            for _, label in FIG6_AGES:
+                cells = [
+                    _rate(*res["fig6"][(pec, label, op)])
+                    if (pec, label, op) in res["fig6"]
+                    else "-"
+                    for op in OPS
+                ]
+                lines.append(f"| {pec} | {label} | " + " | ".join(cells) + " |")
+        lines += ["", "| Fig. 6 claim | within |", "|---|---|"]
+        lines += [f"| {c} | {_yes(ok)} |" for c, ok in fig6_checks(res["fig6"])]
+    if res["fig7"]:
+        lines += [
+            "",
+            "### Fig. 7 (OR vs V_OFF on VREF0)",
+            "",
+            "| check | paper | measured | within |",
+            "|---|---|---|---|",
+        ]
+        for c, meas, ok in fig7_checks(res["fig7"]):
+            paper = (
+                "~25 %"
+                if "V_OFF = 0" in c
+                else ("exists" if f"P/E {FRESH}:" in c else "closed")
+            )
+            lines.append(f"| {c} | {paper} | {meas} | {_yes(ok)} |")
+    if res["sec43"]:
+        lines += [
+            "",
+            "### Sec. 4.3 (without inverse read)",
+            "",
+            "| op | paper | measured | within |",
+            "|---|---|---|---|",
+        ]
+        for op, (e, n) in res["sec43"].items():
+            lines.append(
+                f"| {op} | > 5 % | {e / n:.1%} ({e} in {n:.3g} bits) | "
+                f"{_yes(e / n > 0.05)} |"
+            )
     lines += ["", *fig8_lines(res["fig8"]), ""]
     plots.mkdir(parents=True, exist_ok=True)
-    made = [plot_fig6(res["fig6"], plots / f"fig6-{prof}.png", prof)]
-    lines += [f"![Fig. 6](plots/fig6-{prof}.png)", ""]
+    made = []
+    if worn:
+        made.append(plot_fig6(res["fig6"], plots / f"fig6-{prof}.png", prof))
+        lines += [f"![Fig. 6](plots/fig6-{prof}.png)", ""]
     if res["fig7"]:
         made.append(plot_fig7(res["fig7"], plots / f"fig7-{prof}.png", prof))
         lines += [f"![Fig. 7](plots/fig7-{prof}.png)", ""]
