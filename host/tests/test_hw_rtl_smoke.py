@@ -85,7 +85,7 @@ def run_core(program_words: bytes, tmp_path: Path) -> bytes:
     (tmp_path / "prog.hex").write_text("".join(f"{w:08x}\n" for w in words))
     (tmp_path / "tb.sv").write_text(TB)
     subprocess.run(
-        ["iverilog", "-g2012", f"-DNWORDS={len(words)}", "-o", "sim.vvp",
+        ["iverilog", "-g2012", f"-I{RTL / 'include'}", f"-DNWORDS={len(words)}", "-o", "sim.vvp",
          *[str(RTL / s) for s in CORE_SOURCES], "tb.sv"],
         cwd=tmp_path, check=True, capture_output=True, text=True)
     sim = subprocess.run(["vvp", "-n", "sim.vvp"], cwd=tmp_path, check=True,

@@ -15,6 +15,7 @@ import pytest
 
 HW = Path(__file__).resolve().parents[2] / "hw"
 RTL = HW / "rtl"
+INCLUDE = "include"   # hw/rtl/include, relative to RTL where the tools run
 WAIVERS = HW / "regs" / "nandlab_regs.vlt"
 
 PKGS = ["nandlab_ops_pkg.sv", "nandlab_timing_pkg.sv"]
@@ -27,7 +28,7 @@ TOPS = {
     "nandlab_ctrl": CTRL,
     "nandlab_top_xdma": [*CTRL, "nandlab_axis_64to32.sv", "nandlab_axis_32to64.sv",
                          "nandlab_top_xdma.sv"],
-    "nandlab_top_fifo": [*CTRL, "nandlab_fifo_packer.sv", "nandlab_top_fifo.sv"],
+    "nandlab_top_fifo": [*CORE, "nandlab_fifo_packer.sv", "nandlab_top_fifo.sv"],
 }
 
 
@@ -56,7 +57,8 @@ def test_every_rtl_file_is_one_module_with_header() -> None:
 def test_verilator_lint_clean(top: str, params: list[str]) -> None:
     if top == "nandlab_top_xdma" and params:
         params = ["-GNUM_CE=8"]
-    res = run([tool("verilator"), "--lint-only", "-Wall", "--top-module", top, *params,
+    res = run([tool("verilator"), "--lint-only", "-Wall", f"-I{INCLUDE}", "--top-module", top,
+               *params,
                str(WAIVERS), *TOPS[top]])
     assert res.returncode == 0, res.stderr
 
@@ -64,7 +66,8 @@ def test_verilator_lint_clean(top: str, params: list[str]) -> None:
 @pytest.mark.parametrize("top", sorted(TOPS))
 def test_yosys_synthesizes(top: str) -> None:
     files = " ".join(TOPS[top])
-    res = run([tool("yosys"), "-q", "-p", f"read_verilog -sv {files}; synth -top {top}"])
+    res = run([tool("yosys"), "-q", "-p",
+               f"read_verilog -sv -I{INCLUDE} {files}; synth -top {top}"])
     assert res.returncode == 0, res.stdout + res.stderr
 
 
@@ -80,19 +83,21 @@ ICARUS_BENIGN = (
 
 @pytest.mark.parametrize("top", sorted(TOPS))
 def test_icarus_compiles_every_top(top: str) -> None:
-    res = run([tool("iverilog"), "-g2012", "-s", top, "-o", "/dev/null", *TOPS[top]])
+    res = run([tool("iverilog"), "-g2012", f"-I{INCLUDE}", "-s", top, "-o", "/dev/null",
+               *TOPS[top]])
     messages = [m for m in res.stderr.splitlines() if not any(b in m for b in ICARUS_BENIGN)]
     assert res.returncode == 0 and not messages, res.stderr
 
 
 def test_icarus_helpers_compile_alone() -> None:
     for top in ("nandlab_fifo_packer", "nandlab_axis_64to32", "nandlab_axis_32to64"):
-        res = run([tool("iverilog"), "-g2012", "-s", top, "-o", "/dev/null", f"{top}.sv"])
+        res = run([tool("iverilog"), "-g2012", f"-I{INCLUDE}", "-s", top, "-o", "/dev/null",
+                   f"{top}.sv"])
         assert res.returncode == 0 and not res.stderr, res.stderr
 
 
 def test_unsupported_clock_period_fails_to_build() -> None:
-    res = run([tool("verilator"), "--lint-only", "--top-module", "nandlab_core",
+    res = run([tool("verilator"), "--lint-only", f"-I{INCLUDE}", "--top-module", "nandlab_core",
                "-GCLK_PERIOD_PS=7000", *CORE])
     assert res.returncode != 0
     assert "nandlab_timing_sel_no_presets_for_this_CLK_PERIOD_PS" in res.stderr

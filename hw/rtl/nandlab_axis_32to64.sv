@@ -6,18 +6,14 @@
 // Clock / reset: clk, rst (active-high, synchronous).
 `default_nettype none
 
+`include "nandlab_ports.svh"
+
 module nandlab_axis_32to64 (
     input  wire        clk,
     input  wire        rst,
-    input  wire [31:0] s_axis_tdata,
-    input  wire        s_axis_tvalid,
-    output wire        s_axis_tready,
-    input  wire        s_axis_tlast,
-    output wire [63:0] m_axis_tdata,
-    output wire [7:0]  m_axis_tkeep,
-    output wire        m_axis_tvalid,
-    input  wire        m_axis_tready,
-    output wire        m_axis_tlast
+    `NANDLAB_AXIS_IN(s_axis, 32),
+    `NANDLAB_AXIS_OUT(m_axis, 64),
+    output wire [7:0]  m_axis_tkeep
 );
     reg [31:0] low_q;
     reg        have_low_q;

@@ -6,18 +6,14 @@
 // Clock / reset: clk, rst (active-high, synchronous).
 `default_nettype none
 
+`include "nandlab_ports.svh"
+
 module nandlab_axis_64to32 (
     input  wire        clk,
     input  wire        rst,
-    input  wire [63:0] s_axis_tdata,
+    `NANDLAB_AXIS_IN(s_axis, 64),
     input  wire [7:0]  s_axis_tkeep,
-    input  wire        s_axis_tvalid,
-    output wire        s_axis_tready,
-    input  wire        s_axis_tlast,
-    output wire [31:0] m_axis_tdata,
-    output wire        m_axis_tvalid,
-    input  wire        m_axis_tready,
-    output wire        m_axis_tlast
+    `NANDLAB_AXIS_OUT(m_axis, 32)
 );
     reg        high_q;   // the low word of the held beat has gone out
 

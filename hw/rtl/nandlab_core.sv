@@ -7,20 +7,16 @@
 // Clock / reset: clk, rst (active-high, synchronous).
 `default_nettype none
 
+`include "nandlab_ports.svh"
+
 module nandlab_core #(
     parameter int NUM_CE = 4,             // chip enables (1..8)
     parameter int CLK_PERIOD_PS = 10000   // core clock period: 10000, 8000 or 5000
 ) (
     input  wire              clk,
     input  wire              rst,
-    input  wire [31:0]       s_axis_cmd_tdata,
-    input  wire              s_axis_cmd_tvalid,
-    output wire              s_axis_cmd_tready,
-    input  wire              s_axis_cmd_tlast,
-    output wire [31:0]       m_axis_rsp_tdata,
-    output wire              m_axis_rsp_tvalid,
-    input  wire              m_axis_rsp_tready,
-    output wire              m_axis_rsp_tlast,
+    `NANDLAB_AXIS_IN(s_axis_cmd, 32),
+    `NANDLAB_AXIS_OUT(m_axis_rsp, 32),
     // CSR values
     input  wire              csr_timing_override,   // use csr_timing instead of the mode preset
     input  wire [135:0]      csr_timing,            // {TIMING_CCS[7:0], TIMING_TURN, TIMING_SETUP, TIMING_READ, TIMING_WRITE}
@@ -36,16 +32,7 @@ module nandlab_core #(
     output wire [31:0]       cnt_errors,
     output wire [63:0]       cnt_busy_cycles,
     // ONFI pins
-    output wire [NUM_CE-1:0] nand_ce_n,
-    output wire              nand_cle,
-    output wire              nand_ale,
-    output wire              nand_we_n,
-    output wire              nand_re_n,
-    output wire              nand_wp_n,
-    input  wire [NUM_CE-1:0] nand_rb_n,
-    input  wire [7:0]        nand_dq_i,
-    output wire [7:0]        nand_dq_o,
-    output wire              nand_dq_oe
+    `NANDLAB_ONFI_PINS(NUM_CE)
 );
     // R/B# is asynchronous to clk: two flops each.
     reg [NUM_CE-1:0] rb_meta_q, rb_q;
@@ -60,11 +47,10 @@ module nandlab_core #(
     end
     assign status_rb = rb_q;
 
-    wire [3:0]   timing_mode;
     wire [135:0] timing;
 
     nandlab_timing_sel #(.CLK_PERIOD_PS(CLK_PERIOD_PS)) u_timing (
-        .mode(timing_mode), .use_csr(csr_timing_override), .csr_timing(csr_timing),
+        .mode(status_timing_mode), .use_csr(csr_timing_override), .csr_timing(csr_timing),
         .timing(timing)
     );
 
@@ -73,39 +59,22 @@ module nandlab_core #(
     wire [7:0]        phy_req_data, phy_rd_data;
     wire [NUM_CE-1:0] ce_sel;
 
+    // ports of the same name connect by name (.*): the streams, the PHY request
+    // wires, status and counters
     nandlab_seq #(.NUM_CE(NUM_CE), .CLK_PERIOD_PS(CLK_PERIOD_PS)) u_seq (
-        .clk(clk), .rst(rst),
-        .s_axis_cmd_tdata(s_axis_cmd_tdata), .s_axis_cmd_tvalid(s_axis_cmd_tvalid),
-        .s_axis_cmd_tready(s_axis_cmd_tready), .s_axis_cmd_tlast(s_axis_cmd_tlast),
-        .m_axis_rsp_tdata(m_axis_rsp_tdata), .m_axis_rsp_tvalid(m_axis_rsp_tvalid),
-        .m_axis_rsp_tready(m_axis_rsp_tready), .m_axis_rsp_tlast(m_axis_rsp_tlast),
-        .phy_req_valid(phy_req_valid), .phy_req_ready(phy_req_ready),
-        .phy_req_kind(phy_req_kind), .phy_req_data(phy_req_data),
-        .phy_rd_valid(phy_rd_valid), .phy_rd_data(phy_rd_data),
-        .phy_idle(phy_idle), .phy_wb_done(phy_wb_done),
-        .ce_sel(ce_sel), .rb_n(rb_q),
-        .rsp_limit(csr_rsp_limit), .clear_counters(csr_clear_counters),
-        .status_state(status_state), .status_running(status_running),
-        .status_timing_mode(timing_mode), .status_last_error(status_last_error),
-        .gpio(status_gpio),
-        .cnt_programs(cnt_programs), .cnt_errors(cnt_errors), .cnt_busy_cycles(cnt_busy_cycles)
+        .rb_n(rb_q), .rsp_limit(csr_rsp_limit), .clear_counters(csr_clear_counters),
+        .gpio(status_gpio), .*
     );
-    assign status_timing_mode = timing_mode;
     assign nand_wp_n = status_gpio[0];
 
     // tRHOH is 15 ns in SDR modes 1..5: the PHY may sample DQ this many whole clocks after RE# rises
     localparam int RHOH_CYCLES = (15000 - 1) / CLK_PERIOD_PS;
 
     nandlab_onfi_phy #(.NUM_CE(NUM_CE), .RHOH_CYCLES(RHOH_CYCLES)) u_phy (
-        .clk(clk), .rst(rst),
-        .timing(timing), .ce_sel(ce_sel),
         .req_valid(phy_req_valid), .req_ready(phy_req_ready),
         .req_kind(phy_req_kind), .req_data(phy_req_data),
         .rd_valid(phy_rd_valid), .rd_data(phy_rd_data),
-        .idle(phy_idle), .wb_done(phy_wb_done),
-        .nand_ce_n(nand_ce_n), .nand_cle(nand_cle), .nand_ale(nand_ale),
-        .nand_we_n(nand_we_n), .nand_re_n(nand_re_n),
-        .nand_dq_i(nand_dq_i), .nand_dq_o(nand_dq_o), .nand_dq_oe(nand_dq_oe)
+        .idle(phy_idle), .wb_done(phy_wb_done), .*
     );
 
 endmodule

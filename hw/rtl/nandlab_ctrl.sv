@@ -8,6 +8,8 @@
 // register bit resets the core (not the CSRs) for one cycle.
 `default_nettype none
 
+`include "nandlab_ports.svh"
+
 `ifndef YOSYS
 import nandlab_regs_pkg::*;  // see `NANDLAB_REGS_T in nandlab_regs_pkg.sv
 `endif
@@ -19,46 +21,13 @@ module nandlab_ctrl #(
     input  wire              clk,
     input  wire              rst,
     // op program in
-    input  wire [31:0]       s_axis_cmd_tdata,
-    input  wire              s_axis_cmd_tvalid,
-    output wire              s_axis_cmd_tready,
-    input  wire              s_axis_cmd_tlast,
+    `NANDLAB_AXIS_IN(s_axis_cmd, 32),
     // result stream out (tlast on the END record's last word)
-    output wire [31:0]       m_axis_rsp_tdata,
-    output wire              m_axis_rsp_tvalid,
-    input  wire              m_axis_rsp_tready,
-    output wire              m_axis_rsp_tlast,
+    `NANDLAB_AXIS_OUT(m_axis_rsp, 32),
     // AXI4-Lite CSR slave
-    input  wire [11:0]       s_axil_awaddr,
-    input  wire [2:0]        s_axil_awprot,
-    input  wire              s_axil_awvalid,
-    output wire              s_axil_awready,
-    input  wire [31:0]       s_axil_wdata,
-    input  wire [3:0]        s_axil_wstrb,
-    input  wire              s_axil_wvalid,
-    output wire              s_axil_wready,
-    output wire [1:0]        s_axil_bresp,
-    output wire              s_axil_bvalid,
-    input  wire              s_axil_bready,
-    input  wire [11:0]       s_axil_araddr,
-    input  wire [2:0]        s_axil_arprot,
-    input  wire              s_axil_arvalid,
-    output wire              s_axil_arready,
-    output wire [31:0]       s_axil_rdata,
-    output wire [1:0]        s_axil_rresp,
-    output wire              s_axil_rvalid,
-    input  wire              s_axil_rready,
+    `NANDLAB_AXIL_SLAVE(12),
     // ONFI pins
-    output wire [NUM_CE-1:0] nand_ce_n,
-    output wire              nand_cle,
-    output wire              nand_ale,
-    output wire              nand_we_n,
-    output wire              nand_re_n,
-    output wire              nand_wp_n,
-    input  wire [NUM_CE-1:0] nand_rb_n,
-    input  wire [7:0]        nand_dq_i,
-    output wire [7:0]        nand_dq_o,
-    output wire              nand_dq_oe
+    `NANDLAB_ONFI_PINS(NUM_CE)
 );
     `NANDLAB_REGS_T(nandlab_regs__in_t)  hwif_in;
     `NANDLAB_REGS_T(nandlab_regs__out_t) hwif_out;
@@ -69,19 +38,8 @@ module nandlab_ctrl #(
     wire [11:0] araddr = s_axil_araddr;
     /* verilator lint_on UNUSEDSIGNAL */
 
-    nandlab_regs u_regs (
-        .clk(clk), .rst(rst),
-        .s_axil_awready(s_axil_awready), .s_axil_awvalid(s_axil_awvalid),
-        .s_axil_awaddr(awaddr[6:0]), .s_axil_awprot(s_axil_awprot),
-        .s_axil_wready(s_axil_wready), .s_axil_wvalid(s_axil_wvalid),
-        .s_axil_wdata(s_axil_wdata), .s_axil_wstrb(s_axil_wstrb),
-        .s_axil_bready(s_axil_bready), .s_axil_bvalid(s_axil_bvalid), .s_axil_bresp(s_axil_bresp),
-        .s_axil_arready(s_axil_arready), .s_axil_arvalid(s_axil_arvalid),
-        .s_axil_araddr(araddr[6:0]), .s_axil_arprot(s_axil_arprot),
-        .s_axil_rready(s_axil_rready), .s_axil_rvalid(s_axil_rvalid),
-        .s_axil_rdata(s_axil_rdata), .s_axil_rresp(s_axil_rresp),
-        .hwif_in(hwif_in), .hwif_out(hwif_out)
-    );
+    // ports of the same name connect by name (.*)
+    nandlab_regs u_regs (.s_axil_awaddr(awaddr[6:0]), .s_axil_araddr(araddr[6:0]), .*);
 
     wire [4:0]        status_state;
     wire              status_running;
@@ -105,23 +63,11 @@ module nandlab_ctrl #(
     };
 
     nandlab_core #(.NUM_CE(NUM_CE), .CLK_PERIOD_PS(CLK_PERIOD_PS)) u_core (
-        .clk(clk), .rst(rst || hwif_out.CONTROL.SOFT_RESET.value),
-        .s_axis_cmd_tdata(s_axis_cmd_tdata), .s_axis_cmd_tvalid(s_axis_cmd_tvalid),
-        .s_axis_cmd_tready(s_axis_cmd_tready), .s_axis_cmd_tlast(s_axis_cmd_tlast),
-        .m_axis_rsp_tdata(m_axis_rsp_tdata), .m_axis_rsp_tvalid(m_axis_rsp_tvalid),
-        .m_axis_rsp_tready(m_axis_rsp_tready), .m_axis_rsp_tlast(m_axis_rsp_tlast),
+        .rst(rst || hwif_out.CONTROL.SOFT_RESET.value),
         .csr_timing_override(hwif_out.CONTROL.TIMING_OVERRIDE.value),
-        .csr_timing(csr_timing),
         .csr_rsp_limit(hwif_out.RSP_LIMIT.WORDS.value),
         .csr_clear_counters(hwif_out.CONTROL.CLEAR_COUNTERS.value),
-        .status_state(status_state), .status_running(status_running),
-        .status_timing_mode(status_timing_mode), .status_last_error(status_last_error),
-        .status_gpio(status_gpio), .status_rb(status_rb),
-        .cnt_programs(cnt_programs), .cnt_errors(cnt_errors), .cnt_busy_cycles(cnt_busy_cycles),
-        .nand_ce_n(nand_ce_n), .nand_cle(nand_cle), .nand_ale(nand_ale),
-        .nand_we_n(nand_we_n), .nand_re_n(nand_re_n), .nand_wp_n(nand_wp_n),
-        .nand_rb_n(nand_rb_n), .nand_dq_i(nand_dq_i), .nand_dq_o(nand_dq_o),
-        .nand_dq_oe(nand_dq_oe)
+        .*
     );
 
     always_comb begin

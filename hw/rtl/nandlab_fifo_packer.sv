@@ -10,6 +10,8 @@
 // Clock / reset: clk, rst (active-high, synchronous).
 `default_nettype none
 
+`include "nandlab_ports.svh"
+
 module nandlab_fifo_packer #(
     parameter int FIFO_WIDTH = 8   // FIFO data width: 8 (FT2232H / FT232H) or 32 (FT601)
 ) (
@@ -24,16 +26,10 @@ module nandlab_fifo_packer #(
     output wire                  tx_valid,
     input  wire                  tx_ready,
     // program words out
-    output wire [31:0]           m_axis_cmd_tdata,
-    output wire                  m_axis_cmd_tvalid,
-    input  wire                  m_axis_cmd_tready,
-    output wire                  m_axis_cmd_tlast,
-    // result words in
-    input  wire [31:0]           s_axis_rsp_tdata,
-    input  wire                  s_axis_rsp_tvalid,
-    output wire                  s_axis_rsp_tready,
+    `NANDLAB_AXIS_OUT(m_axis_cmd, 32),
+    // result words in (s_axis_rsp_tlast is not carried by the link)
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire                  s_axis_rsp_tlast   // not carried by the link
+    `NANDLAB_AXIS_IN(s_axis_rsp, 32)
     /* verilator lint_on UNUSEDSIGNAL */
 );
     localparam int PARTS = 32 / FIFO_WIDTH;

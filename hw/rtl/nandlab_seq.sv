@@ -23,6 +23,8 @@
 // Clock / reset: clk, rst (active-high, synchronous; also aborts a program).
 `default_nettype none
 
+`include "nandlab_ports.svh"
+
 module nandlab_seq #(
     parameter int NUM_CE = 4,             // chip enables (targets 0..NUM_CE-1)
     parameter int CLK_PERIOD_PS = 10000   // clock period, a whole number of ns
@@ -30,15 +32,9 @@ module nandlab_seq #(
     input  wire              clk,
     input  wire              rst,
     // op program in
-    input  wire [31:0]       s_axis_cmd_tdata,
-    input  wire              s_axis_cmd_tvalid,
-    output wire              s_axis_cmd_tready,
-    input  wire              s_axis_cmd_tlast,
+    `NANDLAB_AXIS_IN(s_axis_cmd, 32),
     // result stream out
-    output wire [31:0]       m_axis_rsp_tdata,
-    output wire              m_axis_rsp_tvalid,
-    input  wire              m_axis_rsp_tready,
-    output wire              m_axis_rsp_tlast,
+    `NANDLAB_AXIS_OUT(m_axis_rsp, 32),
     // PHY
     output wire              phy_req_valid,
     input  wire              phy_req_ready,

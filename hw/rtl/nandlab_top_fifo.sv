@@ -1,17 +1,20 @@
-// nandlab_top_fifo: nandlab_ctrl behind a 245-style synchronous FIFO (FTDI).
+// nandlab_top_fifo: nandlab_core behind a 245-style synchronous FIFO (FTDI).
 //
 // FT2232H / FT232H (8-bit, 60 MHz) or FT601 (32-bit, 100 MHz) in synchronous
 // FIFO mode. Reads and writes share the data bus: a read transaction turns
 // the bus around (oe_n low one cycle before rd_n) and takes one FIFO word;
 // a write drives the bus and pulses wr_n while txe_n is low. Writes go first
 // so results drain before more program words come in. Framing of programs on
-// the link: nandlab_fifo_packer. The CSR block is not reachable over this
-// link; the core runs on its reset values (timing presets, no result limit).
+// the link: nandlab_fifo_packer. No CSR block: it would not be reachable over
+// this link, so the core runs on the CSR reset values (timing presets, no
+// result limit).
 //
 // Clock / reset: clk is the FIFO clock and the core clock (CLK_PERIOD_PS must
 // have presets: the FT601's 100 MHz does; an FT2232H's 60 MHz needs a PLL and
 // clock-domain FIFOs, not built yet). rst active-high, synchronous.
 `default_nettype none
+
+`include "nandlab_ports.svh"
 
 module nandlab_top_fifo #(
     parameter int NUM_CE = 4,              // chip enables on the socket card
@@ -30,16 +33,7 @@ module nandlab_top_fifo #(
     output reg                   ft_wr_n,
     output reg                   ft_oe_n,      // FIFO drives the data bus
     // ONFI pins
-    output wire [NUM_CE-1:0]     nand_ce_n,
-    output wire                  nand_cle,
-    output wire                  nand_ale,
-    output wire                  nand_we_n,
-    output wire                  nand_re_n,
-    output wire                  nand_wp_n,
-    input  wire [NUM_CE-1:0]     nand_rb_n,
-    input  wire [7:0]            nand_dq_i,
-    output wire [7:0]            nand_dq_o,
-    output wire                  nand_dq_oe
+    `NANDLAB_ONFI_PINS(NUM_CE)
 );
     localparam logic [2:0] B_IDLE = 3'd0;
     localparam logic [2:0] B_RD_OE = 3'd1;    // oe_n low: the FIFO takes the bus
@@ -108,46 +102,32 @@ module nandlab_top_fifo #(
         end
     end
 
-    wire [31:0] cmd_tdata, rsp_tdata;
-    wire        cmd_tvalid, cmd_tready, cmd_tlast, rsp_tvalid, rsp_tready, rsp_tlast;
+    // named after the nandlab_core ports they feed, so u_core connects them by name
+    wire [31:0] s_axis_cmd_tdata, m_axis_rsp_tdata;
+    wire        s_axis_cmd_tvalid, s_axis_cmd_tready, s_axis_cmd_tlast;
+    wire        m_axis_rsp_tvalid, m_axis_rsp_tready, m_axis_rsp_tlast;
 
     nandlab_fifo_packer #(.FIFO_WIDTH(FIFO_WIDTH)) u_packer (
-        .clk(clk), .rst(rst),
         .rx_data(rx_data_q), .rx_valid(rx_valid_q), .rx_ready(rx_ready),
         .tx_data(tx_data), .tx_valid(tx_valid), .tx_ready(tx_take),
-        .m_axis_cmd_tdata(cmd_tdata), .m_axis_cmd_tvalid(cmd_tvalid),
-        .m_axis_cmd_tready(cmd_tready), .m_axis_cmd_tlast(cmd_tlast),
-        .s_axis_rsp_tdata(rsp_tdata), .s_axis_rsp_tvalid(rsp_tvalid),
-        .s_axis_rsp_tready(rsp_tready), .s_axis_rsp_tlast(rsp_tlast)
+        .m_axis_cmd_tdata(s_axis_cmd_tdata), .m_axis_cmd_tvalid(s_axis_cmd_tvalid),
+        .m_axis_cmd_tready(s_axis_cmd_tready), .m_axis_cmd_tlast(s_axis_cmd_tlast),
+        .s_axis_rsp_tdata(m_axis_rsp_tdata), .s_axis_rsp_tvalid(m_axis_rsp_tvalid),
+        .s_axis_rsp_tready(m_axis_rsp_tready), .s_axis_rsp_tlast(m_axis_rsp_tlast),
+        .*
     );
 
-    /* verilator lint_off UNUSEDSIGNAL */
-    // CSR slave not reachable over the FIFO link: responses go nowhere
-    wire        axil_awready, axil_wready, axil_bvalid, axil_arready, axil_rvalid;
-    wire [1:0]  axil_bresp, axil_rresp;
-    wire [31:0] axil_rdata;
-    /* verilator lint_on UNUSEDSIGNAL */
-
-    nandlab_ctrl #(.NUM_CE(NUM_CE), .CLK_PERIOD_PS(CLK_PERIOD_PS)) u_ctrl (
-        .clk(clk), .rst(rst),
-        .s_axis_cmd_tdata(cmd_tdata), .s_axis_cmd_tvalid(cmd_tvalid),
-        .s_axis_cmd_tready(cmd_tready), .s_axis_cmd_tlast(cmd_tlast),
-        .m_axis_rsp_tdata(rsp_tdata), .m_axis_rsp_tvalid(rsp_tvalid),
-        .m_axis_rsp_tready(rsp_tready), .m_axis_rsp_tlast(rsp_tlast),
-        .s_axil_awaddr(12'd0), .s_axil_awprot(3'd0), .s_axil_awvalid(1'b0),
-        .s_axil_awready(axil_awready),
-        .s_axil_wdata(32'd0), .s_axil_wstrb(4'd0), .s_axil_wvalid(1'b0),
-        .s_axil_wready(axil_wready),
-        .s_axil_bresp(axil_bresp), .s_axil_bvalid(axil_bvalid), .s_axil_bready(1'b1),
-        .s_axil_araddr(12'd0), .s_axil_arprot(3'd0), .s_axil_arvalid(1'b0),
-        .s_axil_arready(axil_arready),
-        .s_axil_rdata(axil_rdata), .s_axil_rresp(axil_rresp), .s_axil_rvalid(axil_rvalid),
-        .s_axil_rready(1'b1),
-        .nand_ce_n(nand_ce_n), .nand_cle(nand_cle), .nand_ale(nand_ale),
-        .nand_we_n(nand_we_n), .nand_re_n(nand_re_n), .nand_wp_n(nand_wp_n),
-        .nand_rb_n(nand_rb_n), .nand_dq_i(nand_dq_i), .nand_dq_o(nand_dq_o),
-        .nand_dq_oe(nand_dq_oe)
+    // the CSR reset values: timing presets, no result limit; status and
+    // counters are CSRs too, with nowhere to be read
+    /* verilator lint_off PINCONNECTEMPTY */
+    nandlab_core #(.NUM_CE(NUM_CE), .CLK_PERIOD_PS(CLK_PERIOD_PS)) u_core (
+        .csr_timing_override(1'b0), .csr_timing(136'd0), .csr_rsp_limit(32'd0),
+        .csr_clear_counters(1'b0),
+        .status_state(), .status_running(), .status_timing_mode(), .status_last_error(),
+        .status_gpio(), .status_rb(), .cnt_programs(), .cnt_errors(), .cnt_busy_cycles(),
+        .*
     );
+    /* verilator lint_on PINCONNECTEMPTY */
 
 endmodule
 

@@ -62,7 +62,7 @@ set_property -dict [list \
 generate_target all [get_ips xdma_0]
 synth_ip [get_ips xdma_0]
 
-synth_design -top $top -part $part
+synth_design -top $top -part $part -include_dirs [file join $rtl include]
 write_checkpoint -force [file join $out post_synth.dcp]
 opt_design
 place_design

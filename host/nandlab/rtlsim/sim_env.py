@@ -154,6 +154,7 @@ def _build_locked(
     try:
         runner.build(
             sources=rtl_sources(modules),
+            includes=[RTL_DIR / "include"],  # the port-group macros (nandlab_ports.svh)
             hdl_toplevel=toplevel,
             parameters=parameters,
             build_args=VERILATOR_ARGS if sim == "verilator" else [],
