@@ -6,6 +6,7 @@ missing tool fails these tests, it does not skip them.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -115,3 +116,23 @@ def test_vivado_tcl_names_existing_sources() -> None:
         assert (HW / "vivado" / rel).is_file(), rel
     top_sv = (HW / "vivado" / "kcu105" / "nandlab_kcu105.sv").read_text()
     assert "nandlab_top_xdma" in top_sv
+
+
+def test_icarus_build_is_redone_when_an_included_header_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nandlab.rtlsim import sim_env
+
+    monkeypatch.setattr(sim_env, "RTL_DIR", tmp_path / "rtl")
+    header = tmp_path / "rtl" / "include" / "ports.svh"
+    header.parent.mkdir(parents=True)
+    header.write_text("")
+    build = tmp_path / "build"
+    build.mkdir()
+    assert not sim_env._headers_newer(build)  # nothing built yet: the runner builds anyway
+    vvp = build / "sim.vvp"
+    vvp.write_text("")
+    os.utime(header, (1_000, 1_000))
+    assert not sim_env._headers_newer(build)
+    os.utime(header, (vvp.stat().st_mtime + 10,) * 2)
+    assert sim_env._headers_newer(build)

@@ -143,6 +143,18 @@ def build(
     return folder
 
 
+def _headers_newer(folder: Path) -> bool:
+    """An Icarus build in `folder` is older than a header the RTL includes.
+
+    The runner checks sim.vvp against the sources only (Verilator tracks the
+    included files itself), so a changed port macro would leave the build stale.
+    """
+    vvp = folder / "sim.vvp"
+    return vvp.is_file() and any(
+        h.stat().st_mtime > vvp.stat().st_mtime for h in (RTL_DIR / "include").glob("*.svh")
+    )
+
+
 def _build_locked(
     runner: Any,
     toplevel: str,
@@ -155,6 +167,7 @@ def _build_locked(
         runner.build(
             sources=rtl_sources(modules),
             includes=[RTL_DIR / "include"],  # the port-group macros (nandlab_ports.svh)
+            always=sim == "icarus" and _headers_newer(folder),
             hdl_toplevel=toplevel,
             parameters=parameters,
             build_args=VERILATOR_ARGS if sim == "verilator" else [],
