@@ -40,11 +40,6 @@ WlList = Annotated[list[int], BeforeValidator(parse_wl_list), Field(min_length=1
 """A WL list field: '0-3,8', 5 or [0, 1, 2] in the campaign file."""
 
 
-def optional_wl_list(value: Any) -> list[int] | None:
-    """A WL list, or None when the field is left out."""
-    return None if value is None else parse_wl_list(value)
-
-
 def check_pattern(value: str) -> str:
     """A data pattern name or file:PATH (ValueError for anything else)."""
     names = (*PATTERNS, STRING_CHECKER, RANDOM_MSB)

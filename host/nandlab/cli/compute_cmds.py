@@ -70,7 +70,6 @@ def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
     show_default=True,
     help="MCFlash: searched offsets, or the paper's Table 1 rows.",
 )
-@click.option("--pec", default=0, show_default=True, help="P/E count the MCFlash offsets assume.")
 @click.option("--show-bits", default=0, show_default=True, help="Print the first N result bits.")
 @run_options
 def compute(
@@ -83,7 +82,6 @@ def compute(
     scratch: str,
     allow_test_mode: bool,
     variant: str,
-    pec: int,
     show_bits: int,
     opts: RunOptions,
 ) -> None:
@@ -103,7 +101,7 @@ def compute(
     scratch_blocks = [
         parse_int(b, "--scratch", 0, 1 << 20) for b in scratch.split(",") if b.strip()
     ]
-    options: dict[str, Any] = {"variant": variant, "pec": pec}
+    options: dict[str, Any] = {"variant": variant}
     if allow_test_mode:
         options["allow_test_mode"] = True
     step = {
