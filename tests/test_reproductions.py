@@ -144,6 +144,59 @@ def test_flashcosmos_fig11_from_a_reduced_run(
     assert (out / "f" / "plots" / "fig11_esp.png").stat().st_size > 0
 
 
+def test_flashcosmos_fig8_from_a_reduced_run(
+    run: Callable[..., Result], tmp_path: Path
+) -> None:
+    program_wls = ", ".join(str(4 * k) for k in range(48))
+    measure_wls = ", ".join(str(4 * k) for k in range(47))
+    campaign = reduced(
+        FLASHCOSMOS / "fig8.yaml",
+        tmp_path,
+        ("to: 24, step: 2", "to: 16, step: 2"),
+        ("1000, 3000, 10000, " * 3 + "1000, 3000, 10000", "1000, 10000, " * 3 + "1000, 10000"),
+        (program_wls, "0, 4, 8"),
+        (measure_wls, "0, 4"),
+    )
+    out = tmp_path / "runs"
+    assert run("run", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
+    assert run("report", str(out / "f")).exit_code == 0
+    text = (out / "f" / "report.md").read_text()
+    rows = pq.read_table(out / "f" / "measurements.parquet").to_pylist()
+    rber = [r for r in rows if r["operation"] == "rber"]
+    pages = {(r["mode"], r["page_type"]) for r in rber}
+    assert pages == {("slc", "SLC"), ("mlc", "lower"), ("mlc", "upper")}
+    assert {r["retention_age_h"] for r in rber} == {0.0, 730.0, 8760.0}
+    conditions = {(r["mode"], r["pattern"], r["pec"]) for r in rber}
+    # 4 SLC blocks (1 page a WL) and 4 MLC blocks (2 pages), 2 WLs, 3 retention ages
+    assert len(conditions) == 8 and len(rber) == (4 * 1 + 4 * 2) * 2 * 3
+    for label, age in (("0 h", 0.0), ("1 year", 8760.0)):
+        cells = []
+        for mode, pattern in (
+            ("slc", "checker-string scrambled"),
+            ("slc", "checker-string"),
+            ("mlc", "checker-string scrambled"),
+            ("mlc", "checker-string"),
+        ):
+            mine = [
+                r for r in rber
+                if (r["mode"], r["pattern"], r["pec"], r["retention_age_h"])
+                == (mode, pattern, 10000, age)
+            ]
+            errors = sum(r["errors_0to1"] + r["errors_1to0"] for r in mine)
+            cells.append(f"{errors / sum(r['bits'] for r in mine):.3g}")
+        assert f"| 10K | {label} | {' | '.join(cells)} |" in text
+    assert "| MLC: RBER checkered / randomized (whole sweep) | 4.92x |" in text
+    assert (out / "f" / "plots" / "fig8_rber.png").stat().st_size > 0
+
+
+def test_mlc_mode_checkerboard_alternates_the_erased_and_the_highest_state() -> None:
+    profile = load_profile("tlc-48l")
+    spec = DataSpec(STRING_CHECKER, seed=0, mlc=True)
+    lower = [page_data(profile, spec, 2, wl, 0)[:4] for wl in (0, 4)]
+    upper = [page_data(profile, spec, 2, wl, 1)[:4] for wl in (0, 4)]
+    assert lower == [b"\x55" * 4, b"\xaa" * 4] and upper == [b"\xff" * 4] * 2
+
+
 def test_string_checkerboard_alternates_along_wls_and_strings() -> None:
     profile = load_profile("tlc-48l")  # 4 strings: WL w sits at string position w // 4
     spec = DataSpec(STRING_CHECKER, seed=0, slc=True)
@@ -274,6 +327,7 @@ def test_flashcosmos_sec52_from_a_reduced_run(
 @pytest.mark.parametrize(
     ("figure", "plot", "line"),
     [
+        ("fig8", "fig8_rber.png", "| 1K | 0 h |"),
         ("fig11", "fig11_esp.png", "| 1.00 | regular SLC |"),
         ("fig12", "fig12_tmws.png", "| 48 | 1.033 | 1.0280 |"),
         ("fig13", "fig13_tmws.png", "| 32 | 1.363 | 1.3609 |"),
@@ -294,7 +348,8 @@ def test_flashcosmos_committed_report_is_rebuilt_from_its_rows(
 
 def test_mws_timing_port_gives_the_old_scripts_row() -> None:
     """The measurement behind the fig12 step, on the old script's die and data seed, gives
-    the row the hand loop measured (characterization/flashcosmos/data, figures.py run)."""
+    the row the hand loop measured (characterization/flashcosmos/data, the former figures.py
+    script's run)."""
     rows, _ = committed(FLASHCOSMOS, "flashcosmos-2")
     (old,) = [
         r

@@ -1,8 +1,10 @@
-"""Flash-Cosmos figures from the rows of a campaign run: Fig. 11 (ESP), Figs. 12 and 13
-(MWS timing), Fig. 14 (MWS power), Sec. 5.2 (zero errors over ESP operands).
+"""Flash-Cosmos figures from the rows of a campaign run: Fig. 8 (SLC / MLC-mode RBER),
+Fig. 11 (ESP), Figs. 12 and 13 (MWS timing), Fig. 14 (MWS power), Sec. 5.2 (zero errors
+over ESP operands).
 
 `nandlab report RUN_DIR` calls `report` for the fig*.yaml campaigns here (their
-`analysis:`). Every number is recomputed from the run's rows: for Fig. 11 the program
+`analysis:`). Every number is recomputed from the run's rows: for Fig. 8 the RBER rows of
+the SLC- and MLC-mode blocks per (mode, pattern, P/E, retention age); for Fig. 11 the program
 rows (setting, program time) and the RBER rows of the same blocks; for Figs. 12 / 13 the
 SLC page reads give tR, the `mws` rows the minimum error-free tMWS per number of WLs
 (intra-block) or blocks (inter-block) and the result bits compared to find it. Targets
@@ -135,14 +137,14 @@ class EspPoint:
 def esp_points(rows: Sequence[Row]) -> tuple[float, list[EspPoint]]:
     """Fig. 11 from the program rows (setting, tPROG / tESP per page) and the RBER rows of
     the same blocks: (tPROG µs, the mean of the regular SLC programs; the points sorted by
-    tESP / tPROG). No regular SLC programs: (nan, [])."""
+    tESP / tPROG). No regular SLC programs, or no ESP setting besides them: (nan, [])."""
     setting: dict[int, str] = {}
     times: dict[str, list[float]] = defaultdict(list)
     for r in rows:
         if r.get("operation") == "program" and r.get("expression"):
             setting[int(r["block"])] = str(r["expression"])
             times[str(r["expression"])].append(float(r["latency_us"]))
-    if REGULAR not in times:
+    if REGULAR not in times or len(times) < 2:
         return math.nan, []
     per_block: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
@@ -166,6 +168,155 @@ def rate(errors: int, bits: int) -> str:
 def within_rate(measured: float, paper: float) -> bool:
     """Error rates (and their ratios) within RATE_FACTOR of the paper's, on a log scale."""
     return measured > 0 and abs(math.log(measured / paper)) <= math.log(RATE_FACTOR)
+
+
+Fig8Key = tuple[str, str, int, float]
+"""(mode slc / mlc, pattern randomized / checkered, P/E cycles, retention age h)."""
+FIG8_COLUMNS = (
+    ("slc", "randomized"),
+    ("slc", "checkered"),
+    ("mlc", "randomized"),
+    ("mlc", "checkered"),
+)
+
+
+def fig8_conditions(rows: Sequence[Row]) -> dict[Fig8Key, list[int]]:
+    """Fig. 8 from the RBER rows of a run holding MLC-mode data: [errors, bits] per
+    condition; randomized = the pattern scrambled. Empty without MLC-mode rows."""
+    cond: dict[Fig8Key, list[int]] = defaultdict(lambda: [0, 0])
+    rber = [r for r in rows if r.get("operation") == "rber" and r.get("mode") in ("slc", "mlc")]
+    if not any(r["mode"] == "mlc" for r in rber):
+        return {}
+    for r in rber:
+        pattern = "randomized" if "scrambled" in str(r["pattern"]) else "checkered"
+        c = cond[(str(r["mode"]), pattern, int(r["pec"]), float(r["retention_age_h"]))]
+        c[0] += int(r["errors_0to1"]) + int(r["errors_1to0"])
+        c[1] += int(r["bits"])
+    return dict(cond)
+
+
+def age_label(hours: float) -> str:
+    """A retention age as the report names it: 0 h, 1 month, 1 year."""
+    for unit, length in (("year", 8760.0), ("month", 730.0)):
+        n = hours / length
+        if hours and n == round(n):
+            return f"{n:g} {unit}" + ("s" if n != 1 else "")
+    return f"{hours:g} h"
+
+
+def fig8_section(cond: Mapping[Fig8Key, list[int]], plots: Path) -> tuple[list[str], Path]:
+    ages = sorted({k[3] for k in cond})
+    pecs = sorted({k[2] for k in cond})
+    lines = [
+        "### Fig. 8: RBER of SLC / MLC-mode data, randomized vs checkered, over P/E and retention",
+        "",
+        (
+            "Default read references; retention at 30 C (Arrhenius bake at 85 C). Randomized = "
+            "the checkered data XOR a seeded scrambler stream. Sweep (the paper's grid is not "
+            f"in its text): P/E {', '.join(f'{p // 1000}K' for p in pecs)} x retention "
+            f"{', '.join(map(age_label, ages))}."
+        ),
+        "",
+        "| P/E | retention | SLC rand. | SLC check. | MLC rand. | MLC check. | bits per cell |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for pec in pecs:
+        for age in ages:
+            vals = []
+            for mode, pat in FIG8_COLUMNS:
+                e, n = cond.get((mode, pat, pec, age), (0, 0))
+                vals.append(rate(e, n) if n else "-")
+            n_slc = cond.get(("slc", "randomized", pec, age), (0, 0))[1]
+            n_mlc = cond.get(("mlc", "randomized", pec, age), (0, 0))[1]
+            lines.append(
+                f"| {pec // 1000}K | {age_label(age)} | " + " | ".join(vals)
+                + f" | {n_slc:.3g} / {n_mlc:.3g} |"
+            )
+
+    def where(k: Fig8Key) -> str:
+        return f"{k[1]}, {k[2] // 1000}K, {age_label(k[3])}"
+
+    mlc = {k: v for k, v in cond.items() if k[0] == "mlc"}
+    rates = {k: v[0] / v[1] for k, v in mlc.items()}
+    kmin = min(rates, key=lambda k: rates[k])
+    kmax = max(rates, key=lambda k: rates[k])
+    ratios = []
+    for k, (e, n) in mlc.items():
+        es, ns = cond.get(("slc", *k[1:]), (0, 0))
+        ratios.append((k, (e / n) / (es / ns) if es else math.inf, e, n + ns))
+    k, r_max, e_max, bits = max(ratios, key=lambda r: r[1])
+    lines += [
+        "",
+        "| claim | paper | measured | bits | within tolerance |",
+        "|---|---|---|---|---|",
+        (
+            f"| MLC RBER, lowest condition | 8.6e-4 | {rates[kmin]:.3g} ({where(kmin)}) | "
+            f"{mlc[kmin][1]:.3g} | {yes(within_rate(rates[kmin], 8.6e-4))} |"
+        ),
+        (
+            f"| MLC RBER, highest condition | 1.6e-2 | {rates[kmax]:.3g} ({where(kmax)}) | "
+            f"{mlc[kmax][1]:.3g} | {yes(within_rate(rates[kmax], 1.6e-2))} |"
+        ),
+    ]
+    if math.isfinite(r_max):
+        lines.append(
+            f"| MLC / SLC RBER, largest over the conditions | up to 4x | {r_max:.3g}x "
+            f"({where(k)}) | {bits:.3g} | {yes(within_rate(r_max, 4.0))} |"
+        )
+    else:
+        finite = max((r[1] for r in ratios if math.isfinite(r[1])), default=math.nan)
+        lines.append(
+            f"| MLC / SLC RBER, largest over the conditions | up to 4x | unbounded: SLC 0 "
+            f"errors where MLC has {e_max} ({where(k)}); largest finite {finite:.3g}x | "
+            f"{bits:.3g} | no |"
+        )
+    for mode, paper in (("slc", 1.91), ("mlc", 4.92)):
+        (ec, nc), (er, nr) = (
+            [sum(v[i] for k, v in cond.items() if k[:2] == (mode, pat)) for i in (0, 1)]
+            for pat in ("checkered", "randomized")
+        )
+        ratio = (ec / nc) / (er / nr) if er else math.inf
+        lines.append(
+            f"| {mode.upper()}: RBER checkered / randomized (whole sweep) | {paper}x | "
+            f"{ratio:.3g}x ({ec} / {er} errors) | {nc + nr:.3g} | "
+            f"{yes(within_rate(ratio, paper))} |"
+        )
+    return lines, plot_fig8(cond, ages, pecs, plots / "fig8_rber.png")
+
+
+def plot_fig8(
+    cond: Mapping[Fig8Key, list[int]], ages: list[float], pecs: list[int], path: Path
+) -> Path:
+    fig = Figure(figsize=(11, 4.2))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, 2, sharey=True)
+    styles = {"randomized": "-", "checkered": "--"}
+    for ax, mode in zip(axes, ("slc", "mlc"), strict=True):
+        for pat in ("randomized", "checkered"):
+            for i, age in enumerate(ages):
+                xs, ys = [], []
+                for pec in pecs:
+                    e, n = cond.get((mode, pat, pec, age), (0, 0))
+                    if n:
+                        xs.append(pec)
+                        ys.append(max(e, 0.5) / n)  # 0 errors drawn at half an error
+                ax.plot(
+                    xs, ys, styles[pat], marker="o", color=f"C{i}",
+                    label=f"{pat}, {age_label(age)}",
+                )
+        ax.set_yscale("log")
+        ax.set_xlabel("P/E cycles")
+        ax.set_title(f"{mode.upper()} mode")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("RBER (errors / bit; 0 drawn at 0.5 / bits)")
+    for paper in (8.6e-4, 1.6e-2):
+        axes[1].axhline(paper, color="k", lw=0.6, ls=":")
+    axes[1].legend(fontsize=7)
+    fig.suptitle("Fig. 8: RBER vs P/E cycles and retention age (30 C)")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    return path
 
 
 def esp_section(
@@ -344,7 +495,8 @@ def report(
     t_prog, esp = esp_points(rows)
     power = power_section(rows)
     zero = zero_section(rows)
-    if not curves and not esp and not power and not zero:
+    fig8 = fig8_conditions(rows)
+    if not curves and not esp and not power and not zero and not fig8:
         raise ValueError(
             "no Flash-Cosmos rows in this run: run a characterization/flashcosmos campaign"
         )
@@ -361,6 +513,10 @@ def report(
         "",
     ]
     made = []
+    if fig8:
+        section, plot = fig8_section(fig8, plots)
+        lines += [*section, "", f"![Fig. 8](plots/{plot.name})", ""]
+        made.append(plot)
     if power:
         lines += [*power, ""]
     if zero:

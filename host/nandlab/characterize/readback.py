@@ -44,6 +44,21 @@ class DataSpec:
     inverse: bool = False
     slc: bool = False
     file_data: bytes = b""
+    mlc: bool = False
+    """Programmed in a TLC die's MLC mode through its test mode (2 pages a WL: lower, upper)."""
+
+
+MLC_PAGE_TYPES = [(0, "lower"), (1, "upper")]
+
+
+def spec_pages(profile: Profile, spec: DataSpec) -> list[tuple[int, str]]:
+    """(page type index, name) of one WL as `spec` was programmed."""
+    return MLC_PAGE_TYPES if spec.mlc else page_types(profile, spec.slc)
+
+
+def spec_page(profile: Profile, spec: DataSpec, wl: int, page_type: int) -> int:
+    """The page address of (wl, page type) as `spec` was programmed."""
+    return wl * 2 + page_type if spec.mlc else page_address(profile, wl, page_type, spec.slc)
 
 
 def page_types(profile: Profile, slc: bool) -> list[tuple[int, str]]:
@@ -58,7 +73,7 @@ def page_address(profile: Profile, wl: int, page_type: int, slc: bool) -> int:
 def page_data(profile: Profile, spec: DataSpec, block: int, wl: int, page_type: int) -> bytes:
     """The bytes (data + spare) written to one page; the bad-block marker byte stays FFh."""
     total = page_bytes_total(profile)
-    page = page_address(profile, wl, page_type, spec.slc)
+    page = spec_page(profile, spec, wl, page_type)
     if spec.pattern.startswith("file:"):
         reps = -(-total // max(len(spec.file_data), 1))
         data = np.frombuffer((spec.file_data * reps)[:total], dtype=np.uint8).copy()
@@ -66,6 +81,10 @@ def page_data(profile: Profile, spec: DataSpec, block: int, wl: int, page_type: 
         kind, phase = spec.pattern, wl
         if kind == STRING_CHECKER:
             kind, phase = "checker", wl // profile.geometry.sub_blocks
+            if spec.mlc and page_type == 1:
+                # upper page 1 on every cell: the checker alternates L0 (11) and the highest
+                # state L3 (lower 0, upper 1), not L2
+                kind = "ones"
         elif kind == RANDOM_MSB:
             kind = "random" if page_type == 1 or wl == 0 else "zeros"
         data = np.frombuffer(
@@ -171,13 +190,16 @@ def measure_pages(
 ) -> list[dict[str, Any]]:
     """Read every page of `wls` at the current read references: per page one "rber" row
     (split 0->1 / 1->0) and one "read" latency row; per chunk an "rber_chunk" row on request."""
+    from nandlab.onfi import TestMode
+
     profile = chip.profile
     rows: list[dict[str, Any]] = []
+    mlc = TestMode(chip, allow_test_mode=True) if spec.mlc else None
     for wl in sorted(wls):
-        for pt, name in page_types(profile, spec.slc):
-            page = page_address(profile, wl, pt, spec.slc)
+        for pt, name in spec_pages(profile, spec):
+            page = spec_page(profile, spec, wl, pt)
             expected = page_data(profile, spec, block, wl, pt)
-            got = chip.read_page(block, page, slc=spec.slc)
+            got = mlc.read_mlc(block, page) if mlc else chip.read_page(block, page, slc=spec.slc)
             coords = {**base, "block": block, "wl": wl, "page": page, "page_type": name}
             rows.append(rber_row(expected, got.data, coords))
             rows.append(op_row(profile, "read", got.busy_ns, coords, energy_measured=False))

@@ -248,11 +248,12 @@ def base_row(unit: Unit, ctx: Context, chip_id: str) -> dict[str, Any]:
         if b.bake_temp_C is not None:
             row.update(bake_temp_C=b.bake_temp_C, bake_h=b.bake_h)
         if b.written is not None:
+            w = b.written
             row.update(
-                pattern=b.written.pattern
-                + (" scrambled" if b.written.scramble else "")
-                + (" inverse" if b.written.inverse else ""),
-                seed=b.written.seed,
-                mode="slc" if b.written.slc else ctx.profile.geometry.cell,
+                pattern=w.pattern
+                + (" scrambled" if w.scramble else "")
+                + (" inverse" if w.inverse else ""),
+                seed=w.seed,
+                mode="mlc" if w.mlc else ("slc" if w.slc else ctx.profile.geometry.cell),
             )
     return row
