@@ -189,6 +189,21 @@ def test_flashcosmos_fig8_from_a_reduced_run(
     assert (out / "f" / "plots" / "fig8_rber.png").stat().st_size > 0
 
 
+def test_mlc_mode_data_is_measured_by_rber_only(
+    run: Callable[..., Result], tmp_path: Path
+) -> None:
+    campaign = tmp_path / "c.yaml"
+    campaign.write_text(
+        "name: c\nbench: sim://tlc-48l?seed=2\nfresh: true\nblocks: [20]\nsteps:\n"
+        "  - cycle: {pec: 1}\n"
+        "  - esp_program: {wls: 0-3, mlc: true, allow_test_mode: true}\n"
+        "  - measure: {what: [rber, latency]}\n"
+    )
+    result = run("run", str(campaign), "--out", str(tmp_path / "runs"))
+    assert result.exit_code == 2
+    assert "block 20 holds MLC-mode data (test mode): measure only rber" in result.stderr
+
+
 def test_mlc_mode_checkerboard_alternates_the_erased_and_the_highest_state() -> None:
     profile = load_profile("tlc-48l")
     spec = DataSpec(STRING_CHECKER, seed=0, mlc=True)

@@ -52,7 +52,11 @@ class Measure(StepKind[MeasureStep]):
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)
         native = "vth and retry need native-mode data" if {"vth", "retry"} & set(p.what) else None
-        self.holding_data(unit, ctx, p.wls, native)
+        held = self.holding_data(unit, ctx, p.wls, native)
+        if held.written.mlc and set(p.what) != {"rber"}:
+            raise self.refuse(
+                unit, f"block {held.block} holds MLC-mode data (test mode): measure only rber"
+            )
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         p = self.params(unit)
