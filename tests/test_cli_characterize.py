@@ -9,7 +9,7 @@ from pathlib import Path
 
 URL = "sim://mlc-64l?seed=3"
 
-from nandlab.dataset import read_measurements
+from nandlab.campaign.export import run_table
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -43,7 +43,7 @@ def test_vth_writes_plot_and_ordered_state_histograms(run_json, tmp_path: Path):
     run_dir = Path(doc["run_dir"])
     pngs = list((run_dir / "plots").glob("*.png"))
     assert pngs and pngs[0].read_bytes()[:8] == PNG_MAGIC
-    table = read_measurements(run_dir)
+    table = run_table(run_dir)
     assert set(table.column("operation").to_pylist()) == {"erase", "program", "vth"}
     meta = json.loads((run_dir / "run.json").read_text())
     assert meta["profile"] == "mlc-64l" and meta["command"] == "nandlab vth"
@@ -104,7 +104,7 @@ def test_vth_no_program_reads_a_known_pattern(run, run_json, tmp_path: Path):
     )
     means = [s["mean_mV"] for s in doc["states"]]
     assert means == sorted(means)
-    rows = read_measurements(doc["run_dir"]).to_pylist()
+    rows = run_table(doc["run_dir"]).to_pylist()
     assert {r["operation"] for r in rows} == {"vth"}
 
 
@@ -178,7 +178,7 @@ def test_demo_writes_a_dataset(run, tmp_path: Path):
     ):
         assert (run_dir / "plots" / name).read_bytes()[:8] == PNG_MAGIC
     assert "Raw bit error rate" in (run_dir / "summary.md").read_text()
-    rows = read_measurements(run_dir).to_pylist()
+    rows = run_table(run_dir).to_pylist()
     rber = [r for r in rows if r["operation"] == "rber"]
     assert {(r["pec"], r["retention_label"]) for r in rber} == {
         (p, label) for p in (1, 3000, 10000) for label in ("fresh", "1y@30C")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import Result
-from nandlab.dataset import read_measurements
+from nandlab.campaign.export import run_table
 
 
 def test_compute_mcflash_json(run_json: Callable[..., Any], tmp_path: Path) -> None:
@@ -30,7 +30,7 @@ def test_compute_mcflash_json(run_json: Callable[..., Any], tmp_path: Path) -> N
     )
     (r,) = doc["runs"]
     assert r["bit_errors"] == 0 and r["plan"]["sensings"] == 1
-    rows = read_measurements(doc["run_dir"]).to_pylist()
+    rows = run_table(doc["run_dir"]).to_pylist()
     (row,) = [x for x in rows if x["operation"] == "expression"]
     assert row["scheme"] == "mcflash" and row["expression"] == "A & B"
     assert row["bits"] == doc["bits"] and row["errors_0to1"] + row["errors_1to0"] == 0

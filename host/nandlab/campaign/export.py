@@ -16,8 +16,8 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from nandlab.dataset.columns import COLUMNS, RUN_JSON, SCHEMA, rows_to_table
 from nandlab.dataset.store import RunStore
-from nandlab.dataset.writer import COLUMNS, RUN_JSON, SCHEMA, rows_to_table
 from nandlab.errors import UsageError
 from nandlab.paths import write_atomic
 

@@ -15,6 +15,7 @@ import numpy as np
 from nandlab.analysis import BitErrors, pool_bit_errors
 from nandlab.campaign.runner import read_meta
 from nandlab.campaign.schema import parse_campaign
+from nandlab.dataset.columns import PLOTS, SUMMARY
 from nandlab.dataset.plots import bars, rber_vs_pec, rber_vs_retention, vth_histograms
 from nandlab.dataset.store import RunStore
 from nandlab.dataset.summary import (
@@ -23,7 +24,6 @@ from nandlab.dataset.summary import (
     pooled_latency,
     summary_markdown,
 )
-from nandlab.dataset.writer import PLOTS, SUMMARY
 from nandlab.errors import UsageError
 from nandlab.paths import write_atomic
 

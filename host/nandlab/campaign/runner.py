@@ -38,8 +38,8 @@ from nandlab.campaign.schema import (
 from nandlab.campaign.steps import BlockState, Context, apply, check_bench, execute
 from nandlab.campaign.sweep import Plan, expand
 from nandlab.characterize.progress import ProgressFn, no_progress
+from nandlab.dataset.columns import RUN_JSON, utc_now
 from nandlab.dataset.store import RunStore, write_parquet
-from nandlab.dataset.writer import RUN_JSON, utc_now
 from nandlab.errors import ChipStatusFail, NandlabError, UsageError
 from nandlab.ledger import Ledger
 from nandlab.paths import write_atomic

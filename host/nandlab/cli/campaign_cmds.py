@@ -33,9 +33,9 @@ from nandlab.cli.oneoff import (
     vth_states,
     vth_windows,
 )
+from nandlab.dataset.columns import PLOTS, SUMMARY
 from nandlab.dataset.plots import rber_vs_pec, vth_histograms
 from nandlab.dataset.summary import pooled_latency, pooled_rber, summary_markdown, vth_moments
-from nandlab.dataset.writer import PLOTS, SUMMARY
 from nandlab.errors import UsageError
 from nandlab.paths import write_atomic
 from nandlab.profiles import load_profile

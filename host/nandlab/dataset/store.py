@@ -18,8 +18,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from nandlab.dataset.columns import PARQUET, check_row, json_default, rows_to_table, utc_now
 from nandlab.dataset.sqlite import open_wal, transaction
-from nandlab.dataset.writer import PARQUET, _check_row, _json_default, rows_to_table, utc_now
 
 STORE = "run.sqlite"
 SCHEMA = """
@@ -67,7 +67,7 @@ class RunStore:
         wall_s: float,
     ) -> None:
         """Store a unit's rows and mark it done, in one transaction."""
-        encoded = [json.dumps(_check_row(r), default=_json_default) for r in rows]
+        encoded = [json.dumps(check_row(r), default=json_default) for r in rows]
         with self._tx() as db:
             db.executemany(
                 "INSERT INTO rows VALUES (?,?,?)", [(idx, n, e) for n, e in enumerate(encoded)]

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nandlab.dataset.columns import utc_now
 from nandlab.dataset.sqlite import open_wal, transaction
-from nandlab.dataset.writer import utc_now
 from nandlab.onfi.bbt import BadBlockTable
 from nandlab.paths import data_root
 
