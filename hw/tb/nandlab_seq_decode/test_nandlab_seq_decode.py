@@ -133,7 +133,7 @@ async def test_unknown_opcodes(dut) -> None:
 
 
 GRID = {
-    "quick": [("verilator", 4), ("icarus", 1)],
+    "quick": [("icarus", 4), ("icarus", 1)],
     "full": [(sim, num_ce) for sim in ("verilator", "icarus") for num_ce in (1, 4, 8)],
 }
 """(simulator, NUM_CE)."""

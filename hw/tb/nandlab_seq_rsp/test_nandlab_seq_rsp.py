@@ -212,7 +212,7 @@ async def test_records_and_limit(dut) -> None:
 
 
 GRID = {
-    "quick": [("verilator", 0, 1), ("icarus", 24, 1)],
+    "quick": [("icarus", 0, 1), ("icarus", 24, 1)],
     "full": [(sim, limit, bp) for sim in ("verilator", "icarus")
              for limit in (0, 9, 24, 48) for bp in (0, 1)],
 }
