@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nandlab.bench import Bench
 from nandlab.characterize.readback import DataSpec, wl_data
 from nandlab.characterize.vth import measure_vth
 from nandlab.onfi import Chip
@@ -101,7 +102,7 @@ def measured_model(chip: Chip, block: int, pec: int) -> StateModel:
     """The states of `block` after `pec` P/E cycles from a Vth sweep of its WL 1 (WLs 0-2
     hold random data), as a lab plans MCFlash on a worn part."""
     profile = chip.profile
-    chip.transport.fast_forward_wear(0, block, pec)  # type: ignore[attr-defined]
+    Bench(chip.transport).wear.fast_forward_wear(0, block, pec)
     pages = {wl: wl_data(profile, DataSpec("random", 3), block, wl) for wl in range(3)}
     for wl, data in pages.items():
         for pt, page in data.items():
