@@ -10,6 +10,7 @@ them. A subclass says how words cross its link (`send_words` / `recv_results`).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any, Protocol
 
 from cocotb.clock import Clock
@@ -35,7 +36,7 @@ class ReferenceType(Protocol):
     def __call__(self, profile: Profile, *, seed: int, dies: int, persist: bool) -> Reference: ...
 
 
-class ProgramBench:
+class ProgramBench(ABC):
     """Clock, reset, dies, reference; `run` / `check` programs through the DUT's link.
 
     Args:
@@ -70,13 +71,13 @@ class ProgramBench:
         self.ref = reference(self.profile, seed=config.seed, dies=config.dies, persist=False)
         self.progs = Programs(self.profile)
 
+    @abstractmethod
     async def send_words(self, words: bytes) -> None:
         """Put one encoded program on the link."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def recv_results(self) -> bytes:
         """The next whole result stream from the link (up to and with its END record)."""
-        raise NotImplementedError
 
     async def reset(self) -> None:
         self.rst.value = self.rst_on
