@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from nandlab.analysis import samples_energy_uJ
 from nandlab.errors import ChipStatusFail, TransportError, UnsupportedCapability
 from nandlab.onfi.chip import Chip
 from nandlab.onfi.results import busy_steps, data_records
@@ -57,8 +58,8 @@ class EnergyMeasurement:
 
     @property
     def energy_uJ(self) -> float:
-        """Supply energy over the window (µJ): sum(µA) x period (ns) x Vcc (V) x 1e-9."""
-        return self.charge_nC * self.vcc_V * 1e-3
+        """Supply energy over the window (µJ)."""
+        return samples_energy_uJ(self.samples_uA, self.period_ns, self.vcc_V)
 
     @property
     def mean_mA(self) -> float:
