@@ -36,6 +36,19 @@ class RefusedOperation(UsageError):
     """A risky operation was refused because it was not explicitly asked for."""
 
 
+class InUseError(UsageError):
+    """A chip or run folder is held by another command (its lock names who holds it)."""
+
+
+class ReadOnlyDataError(RefusedOperation):
+    """A command that changes a chip or a run was given a data folder it cannot write."""
+
+
+class DamagedFileError(UsageError):
+    """A stored file (die image, checkpoint, run file, ledger) is missing, truncated or
+    fails its checksum; the message names the file and what to do. Never silently replaced."""
+
+
 class UnsupportedCapability(NandlabError):
     """The chip profile or the transport lacks an operation that was requested."""
 
