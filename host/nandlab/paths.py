@@ -21,11 +21,21 @@ def data_root(override: Path | None = None) -> Path:
     return Path(platformdirs.user_data_dir("nandlab"))
 
 
+def file_mode() -> int:
+    """The mode a plain `open(path, "w")` gives a new file: 0666 less the umask (0644 by
+    default). mkstemp makes its files 0600, which other lab members and tools cannot read."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to `path` via a temp file in the same folder, fsync and os.replace."""
+    """Write `data` to `path` via a temp file in the same folder, fsync and os.replace;
+    the file gets the umask's mode (`file_mode`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
