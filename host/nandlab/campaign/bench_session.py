@@ -9,6 +9,14 @@ copies the last committed checkpoint back over the die image, so the die is
 exactly as it was when the last committed unit ended, whatever a kill -9
 left behind. The same close / reopen happens in an uninterrupted run, so
 both see the same sequence of operations and give the same rows.
+
+A checkpoint is verified (every file against the sha256 in its manifest)
+before anything is copied: a damaged one leaves the chip's image as it was.
+
+The session holds, from its first `open` / `restore` until `close`, the
+exclusive locks (`nandlab.locks`) of its virtual chip's image folder, of every
+chip's unique ID (its ledger entries and bad-block table) and of the run
+folder, across the close / reopen of each checkpoint.
 """
 
 from __future__ import annotations
@@ -20,16 +28,25 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nandlab.bench import Bench
+from nandlab.locks import Lock, acquire
 from nandlab.onfi.chip import Chip
 from nandlab.paths import data_root, write_atomic
 from nandlab.profiles import builtin_names, load_profile
 from nandlab.transport import open_bench, parse_sim_url
 from nandlab.transport.base import Transport
-from nandlab.transport.image import MANIFEST, image_folder
+from nandlab.transport.image import (
+    LOCK,
+    MANIFEST,
+    image_files,
+    image_folder,
+    manifest_bytes,
+    verified_manifest,
+)
 from nandlab.transport.url import with_fresh
 
 Opener = Callable[[str], Transport]
 CHECKPOINTS = "die"
+RUN_LOCK = "run.lock"
 
 
 class BenchSession:
@@ -42,14 +59,39 @@ class BenchSession:
         self.opener = opener
         self.bench: Bench | None = None
         self.chips: dict[int, Chip] = {}
+        self._locks: dict[str, Lock] = {}
 
     def open(self, *, fresh: bool = False) -> Bench:
-        url = with_fresh(self.url, True) if fresh else self.url
-        self.bench = Bench.open(url, self.opener)
-        self.chips = {ce: Chip(self.bench.transport, ce) for ce in self.ces}
-        for chip in self.chips.values():
-            chip.identification  # noqa: B018 - identify (no reset) before anything runs
+        """Open the bench and identify its chips, taking the session's locks first."""
+        try:
+            self._lock_run()
+            self._lock_image()
+            url = with_fresh(self.url, True) if fresh else self.url
+            self.bench = Bench.open(url, self.opener)
+            self.chips = {ce: Chip(self.bench.transport, ce) for ce in self.ces}
+            for ce, chip in self.chips.items():
+                uid = chip.identification.unique_id  # identify (no reset) before anything runs
+                path = data_root() / "chips" / uid / LOCK
+                self._lock(f"chip {uid}", path, f"chip {uid} (CE {ce})")
+        except BaseException:
+            self.close()
+            raise
         return self.bench
+
+    def _lock(self, key: str, path: Path, what: str) -> None:
+        if key not in self._locks:
+            self._locks[key] = acquire(path, what, run=self.run_dir.name)
+
+    def _lock_run(self) -> None:
+        """The run folder's lock, once the folder exists (a new run makes it at its first
+        checkpoint)."""
+        if self.run_dir.is_dir():
+            self._lock("run", self.run_dir / RUN_LOCK, f"run folder {self.run_dir}")
+
+    def _lock_image(self) -> None:
+        if self.virtual:
+            folder = self.image_folder()
+            self._lock("image", folder / LOCK, f"virtual chip {folder}")
 
     @property
     def virtual(self) -> bool:
@@ -57,6 +99,15 @@ class BenchSession:
         return self.url.startswith("sim:")
 
     def close(self) -> None:
+        """Close the bench (the die image is saved) and release the session's locks."""
+        try:
+            self._close_bench()
+        finally:
+            for lock in self._locks.values():
+                lock.release()
+            self._locks.clear()
+
+    def _close_bench(self) -> None:
         if self.bench is not None:
             self.bench.close()
             self.bench = None
@@ -72,34 +123,48 @@ class BenchSession:
         """Save the die image and link it into the run (virtual benches); None elsewhere."""
         if not self.virtual:
             return None
-        self.close()
+        self._close_bench()
         folder = self.image_folder()
-        manifest = json.loads((folder / MANIFEST).read_text())
+        manifest = json.loads((folder / MANIFEST).read_bytes())  # just written by this session
         target = self.run_dir / CHECKPOINTS / tag
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._lock_run()
         if target.exists():
             shutil.rmtree(target)
         tmp = target.with_name(f".{tag}.tmp")
         if tmp.exists():
             shutil.rmtree(tmp)
         tmp.mkdir(parents=True)
-        for entry in manifest["dies"]:
-            for name in entry.values():
-                _link(folder / name, tmp / name)
-        write_atomic(tmp / MANIFEST, json.dumps(manifest).encode())
+        for name, _ in image_files(manifest):
+            _link(folder / name, tmp / name)
+        write_atomic(tmp / MANIFEST, manifest_bytes(manifest))
         os.replace(tmp, target)
         self.open()
         return tag
 
     def restore(self, tag: str) -> None:
-        """Put checkpoint `tag` back as the die image (before `open`)."""
+        """Put checkpoint `tag` back as the die image (before `open`), after verifying it.
+
+        DamagedFileError (the chip's image untouched) when a checkpoint file is missing or
+        fails its checksum."""
         source = self.run_dir / CHECKPOINTS / tag
-        manifest = json.loads((source / MANIFEST).read_text())
-        folder = self.image_folder()
-        folder.mkdir(parents=True, exist_ok=True)
-        for entry in manifest["dies"]:
-            for name in entry.values():
+        try:
+            self._lock_run()
+            self._lock_image()
+            manifest = verified_manifest(
+                source,
+                f"checkpoint {tag} of run {self.run_dir} is damaged, so the run cannot "
+                "continue from it; the chip's die image was left as it was. The rows of "
+                "the units committed so far are kept; start a new run",
+            )
+            folder = self.image_folder()
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, _ in image_files(manifest):
                 write_atomic(folder / name, (source / name).read_bytes())
-        write_atomic(folder / MANIFEST, json.dumps(manifest).encode())
+            write_atomic(folder / MANIFEST, manifest_bytes(manifest))
+        except BaseException:
+            self.close()
+            raise
 
     def prune(self, keep: str | None) -> None:
         """Remove every checkpoint but `keep` (all of them when None)."""

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from nandlab.errors import OpProgramError, RangeError, TransportError
+from nandlab.locks import Lock, acquire
 from nandlab.ops import (
     EndRecord,
     ErrorRecord,
@@ -42,7 +43,7 @@ from nandlab.ops import (
 from nandlab.paths import data_root
 from nandlab.profiles import Profile, builtin_names, load_profile
 from nandlab.transport.base import Transport
-from nandlab.transport.image import ImageStore, image_folder
+from nandlab.transport.image import LOCK, BenchImage, ImageStore, image_folder
 from nandlab.transport.roles import Roles
 from nandlab.transport.sim_bus import DieBus, TimingMismatch, diagnose
 from nandlab.transport.sim_roles import SimFaults, VirtualSupply
@@ -86,6 +87,10 @@ class SimTransport(Transport):
         state_dir: image root (default: $NANDLAB_DATA_DIR or the user data dir).
         persist: load the image on open and save it on close; False keeps
             everything in memory.
+        read_only: load the image (under a shared lock) but never write it: what
+            the session changes (read noise, read disturb, clock, features) is
+            dropped on close; with `fresh`, fresh dies in memory, image untouched.
+            Otherwise the bench holds the chip's exclusive lock while open.
         corrupt_param: test aid: each die damages its first N parameter page
             copies (0..3; 3 = every copy, recovered only by majority).
         url: the URL to report; built from the options when None.
@@ -103,6 +108,7 @@ class SimTransport(Transport):
         fresh: bool = False,
         state_dir: Path | None = None,
         persist: bool = True,
+        read_only: bool = False,
         corrupt_param: int = 0,
         url: str | None = None,
     ) -> None:
@@ -121,17 +127,18 @@ class SimTransport(Transport):
         self.fast_forward_ns = 0  # chip time of cycles that fast_forward_wear stood for
         self._corrupt = tuple(range(corrupt_param))
         self._store: ImageStore | None = None
+        self._lock: Lock | None = None
+        self.read_only = read_only
         self.image_note = "not persisted"
         image = None
         if persist:
             folder = image_folder(data_root(state_dir), self._profile, seed, user_profile)
-            self._store = ImageStore(folder, self._profile, seed)
-            if fresh:
-                self._store.discard()
-                self.image_note = "fresh (image discarded)"
-            else:
-                image = self._store.load()
-                self.image_note = self._store.note or "loaded"
+            self._lock = acquire(folder / LOCK, f"virtual chip {folder}", shared=read_only)
+            try:
+                image = self._open_image(ImageStore(folder, self._profile, seed), fresh)
+            except BaseException:
+                self._lock.release()
+                raise
         made: list[VirtualDie] = []
         for k in range(dies):
             saved = image.dies[k] if image is not None and k < len(image.dies) else None
@@ -156,14 +163,33 @@ class SimTransport(Transport):
             oven=self,
         )
 
+    def _open_image(self, store: ImageStore, fresh: bool) -> BenchImage | None:
+        if self.read_only:
+            image = None if fresh else store.load()
+            self.image_note = (
+                ("fresh" if fresh else store.note or "loaded") + " (read-only: not saved)"
+            )
+            return image
+        self._store = store
+        if fresh:
+            store.discard()
+            self.image_note = "fresh (image discarded)"
+            return None
+        image = store.load()
+        self.image_note = store.note or "loaded"
+        return image
+
     @classmethod
-    def from_options(cls, options: SimOptions, url: str) -> SimTransport:
+    def from_options(
+        cls, options: SimOptions, url: str, *, read_only: bool = False
+    ) -> SimTransport:
         return cls(
             options.profile,
             seed=options.seed,
             dies=options.dies,
             fresh=options.fresh,
             state_dir=options.state,
+            read_only=read_only,
             corrupt_param=options.corrupt_param,
             url=url,
         )
@@ -233,15 +259,22 @@ class SimTransport(Transport):
         return encode_results(self._bus.execute(program, limit_words))
 
     def close(self) -> None:
-        """Save the die images (crash-safely) unless persist=False; idempotent."""
+        """Save the die images (crash-safely) unless persist=False or read_only, then release
+        the chip's lock; idempotent."""
         if self._closed:
             return
         self._closed = True
-        if self._store is not None:
-            bus = self._bus
-            bus.sync()
-            dies = bus.dies
-            self._store.save([d.array for d in dies], [d.state_dict() for d in dies], bus.now)
+        try:
+            if self._store is not None:
+                bus = self._bus
+                bus.sync()
+                dies = bus.dies
+                self._store.save(
+                    [d.array for d in dies], [d.state_dict() for d in dies], bus.now
+                )
+        finally:
+            if self._lock is not None:
+                self._lock.release()
 
     # ------------------------------------------------- virtual-bench roles
 
