@@ -17,11 +17,15 @@ from nandlab.transport.sim import SimTransport
 from nandlab.transport.url import SimOptions, parse_sim_url, scheme_of
 
 
-def open_bench(url: str) -> Transport:
-    """Open the bench a URL names; raises BenchURLError (bad URL) or ProfileError."""
+def open_bench(url: str, *, read_only: bool = False) -> Transport:
+    """Open the bench a URL names; raises BenchURLError (bad URL) or ProfileError.
+
+    `read_only`: the command will not change the chip. A virtual bench then shares its
+    die image with other readers and never writes it (other benches keep no local state).
+    """
     scheme = scheme_of(url)
     if scheme == "sim":
-        return SimTransport.from_options(parse_sim_url(url), url)
+        return SimTransport.from_options(parse_sim_url(url), url, read_only=read_only)
     if scheme == "rtl":
         from nandlab.transport.rtl import RtlTransport  # cocotb and simulators load only here
 
