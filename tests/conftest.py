@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from nandlab.cli.main import cli
+from nandlab.cli.app import cli
 
 URL = "sim://mlc-64l?seed=3"
 

@@ -2,10 +2,13 @@
 
 Each error carries what a person needs to act: what was wrong and what is
 allowed. `UsageError` subclasses are mistakes in what the user asked for (the
-CLI exits with code 2 for them); the others are faults of the bench or chip.
+CLI exits with code 2 for them); the others are faults of the bench or chip
+(exit code 1). `Interrupted` is no error but a signal that stopped a command.
 """
 
 from __future__ import annotations
+
+import signal
 
 
 class NandlabError(Exception):
@@ -71,3 +74,16 @@ class ChipStatusFail(NandlabError):
 
 class TransportError(NandlabError):
     """The bench could not carry out a program (link lost, device gone)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """A signal (SIGINT from Ctrl-C, or SIGTERM) stopped the command; `signum` names it.
+
+    A KeyboardInterrupt, not an Exception: `except Exception` in library code lets it
+    through, and clean-up written for Ctrl-C runs for SIGTERM too. The CLI exits with
+    128 + signum (130, 143), the status a shell reports for a death by that signal.
+    """
+
+    def __init__(self, signum: int, message: str | None = None) -> None:
+        super().__init__(message or f"interrupted by {signal.Signals(signum).name}")
+        self.signum = signum

@@ -1,10 +1,14 @@
-"""What every command shares: error mapping, bench opening, --json, --yes, --out, progress
+"""What every command shares: exit codes, bench opening, --json, --yes, --out, progress
 bars, tables."""
 
 from __future__ import annotations
 
 import json
+import os
+import select
+import sqlite3
 import sys
+import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +26,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from nandlab.campaign.stops import is_read_only, reason, signal_of
 from nandlab.errors import NandlabError, RefusedOperation, UsageError
 
 if TYPE_CHECKING:
@@ -46,15 +51,82 @@ class CliError(click.ClickException):
 
 
 class NandlabGroup(click.Group):
-    """A Click group that turns nandlab errors into CliError (no traceback)."""
+    """A Click group that ends every command by one convention (docs/cli.md): an error, a
+    refused write or a signal becomes one `error:` line and its exit code, never a
+    traceback (`--debug` adds it); a closed stdout ends quietly with 0."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        with command_ending(debug="--debug" in args):  # the group's own --help, --version
+            return super().make_context(info_name, args, parent, **extra)
 
     def invoke(self, ctx: click.Context) -> Any:
-        try:
+        with command_ending(debug=bool(ctx.params.get("debug"))):
             return super().invoke(ctx)
-        except UsageError as exc:
-            raise CliError(str(exc), 2) from None
-        except NandlabError as exc:
-            raise CliError(str(exc), 1) from None
+
+
+@contextmanager
+def command_ending(debug: bool) -> Iterator[None]:
+    """Turn what ends a command early into Click's exit: CliError or a quiet Exit(0)."""
+    try:
+        yield
+    except (click.ClickException, click.exceptions.Exit, click.Abort):
+        raise
+    except (Exception, KeyboardInterrupt) as exc:
+        if debug:
+            traceback.print_exception(exc)
+        raise ending(exc) from None
+
+
+def ending(exc: BaseException) -> click.ClickException | click.exceptions.Exit:
+    """The exit for an exception that ended a command: 2 for what the user asked or pointed
+    at (usage, input, a folder nandlab cannot write), 1 for faults (chip, bench, disk) and
+    bugs, 128 + signal number for an interrupt, 0 when the reader of stdout went away."""
+    if isinstance(exc, KeyboardInterrupt):
+        return CliError(str(exc) or reason(exc), 128 + signal_of(exc))
+    if isinstance(exc, BrokenPipeError) and stdout_closed():
+        silence_stdout()
+        return click.exceptions.Exit(0)
+    if isinstance(exc, UsageError):
+        return CliError(str(exc), 2)
+    if isinstance(exc, NandlabError):
+        return CliError(str(exc), 1)
+    if isinstance(exc, FileNotFoundError | NotADirectoryError | IsADirectoryError):
+        return CliError(reason(exc), 2)
+    if isinstance(exc, OSError | sqlite3.Error):
+        return CliError(reason(exc), 2 if is_read_only(exc) else 1)
+    if isinstance(exc, MemoryError):
+        return CliError("out of memory", 1)
+    return CliError(
+        f"internal error ({type(exc).__name__}: {exc}): a bug in nandlab; "
+        "'nandlab --debug ...' prints where, please report it",
+        1,
+    )
+
+
+def stdout_closed() -> bool:
+    """stdout is a pipe whose reader has gone (`nandlab ... | head -1`): Linux reports
+    POLLERR on the write end of a pipe without readers."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # an in-memory stdout (tests) has none
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & select.POLLERR for _, events in poller.poll(0))
+
+
+def silence_stdout() -> None:
+    """Point stdout at devnull, so the interpreter's last flush at exit writes nowhere
+    instead of failing again (as Python's docs on SIGPIPE advise)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def json_option(f: F) -> F:
@@ -88,20 +160,41 @@ def require_yes(yes: bool, what: str) -> None:
 
 @contextmanager
 def open_chip(url: str, fresh: bool, ce: int = 0) -> Iterator[tuple[Transport, Chip]]:
-    """Open the bench at `url` and chip enable `ce`; the bench is closed (die saved) on exit."""
+    """Open the bench at `url` and chip enable `ce`; the bench is closed (die saved) on exit.
+
+    The erases the command ran, even one that failed half-way, go into the chip ledger
+    first; a fresh virtual die makes the ledger forget the chip's earlier wear."""
+    from nandlab.ledger import book_wear, forget_fresh_die, one_off_id
     from nandlab.onfi.chip import Chip
     from nandlab.transport import open_bench
     from nandlab.transport.url import with_fresh
 
+    context = click.get_current_context(silent=True)
+    command = context.info_name if context is not None and context.info_name else "nandlab"
+    run_id = one_off_id(command)
     transport = open_bench(with_fresh(url) if fresh else url)
+    chip = Chip(transport, ce)
     try:
-        yield transport, Chip(transport, ce)
+        if fresh and url.startswith("sim:"):
+            forget_fresh_die(chip, run_id)
+        yield transport, chip
     finally:
-        transport.close()
+        try:
+            book_wear(chip, run_id, command)
+        finally:
+            transport.close()
+
+
+class _StdoutConsole(Console):
+    """Rich's console on stdout, leaving a closed pipe to `ending` (rich would exit 1)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
 
 
 def stdout_console() -> Console:
-    return Console(file=sys.stdout, width=max(100, Console(file=sys.stdout).width))
+    return _StdoutConsole(file=sys.stdout, width=max(100, Console(file=sys.stdout).width))
 
 
 def print_json(doc: Any) -> None:

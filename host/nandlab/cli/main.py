@@ -1,46 +1,49 @@
-"""`nandlab`: the command line entry point (Click group).
+"""`nandlab`: the console script's entry point.
 
-Exit codes: 0 success, 1 a bench or chip fault, 2 a usage error (bad URL,
-profile, address, value, or a chip-changing command without --yes).
+Light on purpose: the signal handlers go in before the command modules are imported
+(about a second of numpy, numba, pyarrow...), so a Ctrl-C or SIGTERM during start-up
+ends as cleanly as one during a run. Exit codes (docs/cli.md): 0 done, 1 a chip, bench
+or disk fault, 2 bad usage or input, 128 + signal number when a signal stopped the
+command (130 SIGINT, 143 SIGTERM); a closed stdout (`nandlab ... | head -1`) is no error.
 """
 
 from __future__ import annotations
 
-import click
+import sys
+from typing import TYPE_CHECKING
 
-import nandlab
-from nandlab.cli import campaign_cmds, chip_cmds, compute_cmds, doctor_cmds, run_cmds
-from nandlab.cli.common import NandlabGroup
+from nandlab.campaign.stops import install_signal_handlers, reason, signal_of
 
-
-@click.group(cls=NandlabGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(nandlab.__version__, prog_name="nandlab")
-def cli() -> None:
-    """nandlab: NAND flash characterization on real or virtual chips.
-
-    Benches open by URL, e.g. sim://mlc-64l?seed=3 (a virtual die; its state
-    persists between commands unless --fresh is given).
-    """
-
-
-for command in (
-    chip_cmds.profiles,
-    chip_cmds.info,
-    chip_cmds.status,
-    chip_cmds.read,
-    chip_cmds.program,
-    chip_cmds.erase,
-    chip_cmds.features,
-    chip_cmds.offsets,
-    campaign_cmds.vth,
-    campaign_cmds.rber,
-    campaign_cmds.demo,
-    *run_cmds.COMMANDS,
-    doctor_cmds.doctor,
-    compute_cmds.compute,
-):
-    cli.add_command(command)
+if TYPE_CHECKING:
+    import click
 
 
 def main() -> None:
-    cli()
+    install_signal_handlers()
+    try:
+        from nandlab.cli.app import cli
+
+        status = _run(cli)
+    except KeyboardInterrupt as exc:
+        # only before a command starts (the group ends every command itself): nothing
+        # was opened or written yet
+        print(f"error: {reason(exc)}", file=sys.stderr)
+        status = 128 + signal_of(exc)
+    sys.exit(status)
+
+
+def _run(cli: click.Group) -> int:
+    from nandlab.cli.common import silence_stdout
+
+    status: object = 0
+    try:
+        cli.main(prog_name="nandlab")
+    except SystemExit as done:  # Click's standalone mode always ends this way
+        status = done.code
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader went away after the last write: the rest was not wanted
+        silence_stdout()
+        return 0
+    return status if isinstance(status, int) else 1
