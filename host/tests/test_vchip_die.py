@@ -180,8 +180,8 @@ def test_features_get_set_unknown_and_reset(host):
     assert host.get_feature(0xA1) == bytes(4)
     host.set_feature(0xA1, bytes([0x85, 1, 2, 3]))
     assert host.get_feature(0xA1) == bytes([0x85, 1, 2, 3])
-    host.set_feature(0x5C, b"\x11\x22\x33\x44")  # reserved address: stored
-    assert host.get_feature(0x5C) == b"\x11\x22\x33\x44"
+    host.set_feature(0x5C, b"\x11\x22\x33\x44")  # not implemented: ignored, as silicon does
+    assert host.get_feature(0x5C) == bytes(4)
     host.die.cmd(Cmd.RESET)
     assert not host.die.ready
     assert host.die.wait_ready(MS) == round(host.die.profile.timing.t_rst_us * 1000)

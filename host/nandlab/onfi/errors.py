@@ -15,3 +15,11 @@ class UniqueIdError(NandlabError):
 
 class ProfileMismatch(ProfileError):
     """The chip's parameter page disagrees with the profile the bench declares."""
+
+
+class FeatureNotAccepted(NandlabError):
+    """SET FEATURES went out but reading the feature back shows the target ignored it."""
+
+
+class ParameterPageInvalid(NandlabError):
+    """The parameter page breaks an ONFI rule a controller cannot work past (see onfi_rules)."""

@@ -1,19 +1,29 @@
-"""ONFI identification: READ ID, parameter page (CRC, majority), READ UNIQUE ID.
+"""ONFI identification: READ ID, parameter page (CRC, majority, rules), READ UNIQUE ID.
 
-Follows the Linux raw NAND core: the first parameter page copy whose CRC
-passes is used; if none does, the bitwise majority of the copies, whose CRC
-must then pass.
+Follows the rules of Linux's ONFI detection: the first of 3 parameter page
+copies whose CRC passes is used; if none does, the bitwise majority of the
+copies, whose CRC must then pass; the revision field must name ONFI 1.0-2.3
+(bits 1-5), which every later part also sets. Where Linux would give up,
+identification raises a typed error that says which field broke which rule
+(`onfi_spec.onfi_rules`); rules a controller can work past are listed in
+the decoded fields under "conformance". The legacy READ ID byte 2 is decoded
+too (bits per cell), as controllers without ONFI read it.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from nandlab.errors import ParameterPageCRCError
 from nandlab.onfi.address import ChipGeometry
-from nandlab.onfi.errors import NotOnfiChip, ProfileMismatch, UniqueIdError
+from nandlab.onfi.errors import (
+    NotOnfiChip,
+    ParameterPageInvalid,
+    ProfileMismatch,
+    UniqueIdError,
+)
 from nandlab.onfi.results import Identification
-from nandlab.onfi_spec import parampage
+from nandlab.onfi_spec import legacy_id, onfi_rules, parampage
 from nandlab.onfi_spec.opcodes import (
     ONFI_SIGNATURE,
     PARAMETER_PAGE_BYTES,
@@ -70,6 +80,34 @@ def choose_unique_id(raw: bytes, copies: int) -> tuple[bytes, int]:
     raise UniqueIdError(f"none of the {copies} READ UNIQUE ID copies matched its complement")
 
 
+def decode_parameter_page(page: bytes, id_bytes: bytes) -> dict[str, Any]:
+    """The page's fields plus what a controller derives from them and from READ ID.
+
+    Added keys: onfi_version (newest revision set), ecc_step_bytes (512, or None when
+    byte 112 is FFh: the requirement is in the extended parameter page),
+    id_bits_per_cell (READ ID byte 2, None when fewer bytes were read) and
+    conformance (the non-fatal rule violations, as text). Raises ParameterPageInvalid
+    for a fatal one.
+    """
+    violations = onfi_rules.check(page)
+    fatal = [str(v) for v in violations if v.fatal]
+    if fatal:
+        raise ParameterPageInvalid(
+            "the parameter page passed its CRC but breaks ONFI rules a controller cannot work "
+            "past (Linux's ONFI detection gives up here too):\n  " + "\n  ".join(fatal)
+        )
+    fields = parampage.parse(page)
+    legacy = legacy_id.decode(id_bytes)
+    extended = fields["ecc_bits"] == parampage.ECC_SEE_EXTENDED_PAGE
+    fields.update(
+        onfi_version=parampage.highest_revision(fields["revision"]),
+        ecc_step_bytes=None if extended else parampage.ECC_CODEWORD_BYTES,
+        id_bits_per_cell=legacy.bits_per_cell if legacy is not None else None,
+        conformance=[str(v) for v in violations],
+    )
+    return fields
+
+
 def check_against_profile(
     ident_fields: dict[str, object], id_bytes: bytes, geometry: ChipGeometry, profile: Profile
 ) -> None:
@@ -106,7 +144,7 @@ def identify_target(
     copies = PARAMETER_PAGE_COPIES
     raw_pages = chip.read_parameter_pages(copies)
     page, copy = choose_parameter_page(raw_pages, copies)
-    fields = parampage.parse(page)
+    fields = decode_parameter_page(page, id_bytes)
     geometry = ChipGeometry.from_parameter_page(fields)
     if profile is not None:
         check_against_profile(fields, id_bytes, geometry, profile)

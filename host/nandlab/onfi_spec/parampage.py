@@ -1,8 +1,11 @@
 """The ONFI parameter page: layout, CRC, build (for the virtual die) and parse (for the chip layer).
 
 One table of fields serves both directions so the die and the host agree by
-construction. Offsets and widths follow ONFI 4.0 section 5.7.1; multi-byte
-integers are little-endian; strings are ASCII padded with spaces.
+construction; the rules a page must follow are in `onfi_spec.onfi_rules`.
+Offsets and widths follow the ONFI 4.x / 5.0 parameter page definition (the
+same layout Linux's `struct nand_onfi_params` describes); multi-byte integers
+are little-endian; strings are ASCII padded with spaces. Obsolete and
+reserved ranges are not listed: `build` leaves them zero.
 """
 
 from __future__ import annotations
@@ -17,10 +20,35 @@ CRC_POLY = 0x8005
 CRC_INIT = 0x4F4E
 CRC_SPAN = 254  # CRC covers bytes 0..253, stored little-endian at 254..255
 
-# ONFI parameter page bit fields (ONFI 4.0 section 5.7.1, bytes 6-7 and 8-9).
+# Bytes 4-5: a part sets the bit of every revision it complies with (bit 0 reserved).
+ONFI_REVISION_BITS = {
+    "1.0": 1 << 1,
+    "2.0": 1 << 2,
+    "2.1": 1 << 3,
+    "2.2": 1 << 4,
+    "2.3": 1 << 5,
+    "3.0": 1 << 6,
+    "3.1": 1 << 7,
+    "3.2": 1 << 8,
+    "4.0": 1 << 9,
+    "4.1": 1 << 10,
+    "4.2": 1 << 11,
+    "5.0": 1 << 12,
+}
+ONFI_REVISION_MASK = sum(ONFI_REVISION_BITS.values())
+
+# Bytes 6-7, features supported.
+PP_FEATURE_16_BIT_BUS = 1 << 0
+PP_FEATURE_MULTIPLE_LUN_OPS = 1 << 1
+PP_FEATURE_NON_SEQUENTIAL_PROGRAM = 1 << 2
 PP_FEATURE_MULTIPLANE_PROGRAM_ERASE = 1 << 3
 PP_FEATURE_ODD_EVEN_COPYBACK = 1 << 4
+PP_FEATURE_NV_DDR = 1 << 5
 PP_FEATURE_MULTIPLANE_READ = 1 << 6
+PP_FEATURE_EXT_PARAM_PAGE = 1 << 7
+PP_FEATURE_NV_DDR2 = 1 << 10
+
+# Bytes 8-9, optional commands supported.
 PP_OPT_CACHE_PROGRAM = 1 << 0
 PP_OPT_CACHE_READ = 1 << 1
 PP_OPT_FEATURES = 1 << 2
@@ -29,7 +57,8 @@ PP_OPT_COPYBACK = 1 << 4
 PP_OPT_UNIQUE_ID = 1 << 5
 PP_OPT_CHANGE_READ_COLUMN_ENHANCED = 1 << 6
 
-ONFI_REVISION_BITS = {"4.0": 1 << 9, "4.1": 1 << 10, "4.2": 1 << 11, "5.0": 1 << 12}
+ECC_SEE_EXTENDED_PAGE = 0xFF  # byte 112: the requirement is in the extended parameter page
+ECC_CODEWORD_BYTES = 512  # byte 112 counts correctable bits per 512 data bytes
 
 
 @dataclass(frozen=True)
@@ -42,14 +71,20 @@ class Field:
 
 
 FIELDS: tuple[Field, ...] = (
+    # revision information and features block
     Field("signature", 0, 4, "bytes", "'ONFI'"),
-    Field("revision", 4, 2, "int", "ONFI revisions supported (bit 9 = 4.0)"),
+    Field("revision", 4, 2, "int", "ONFI revisions complied with (bit 1 = 1.0 .. bit 12 = 5.0)"),
     Field("features", 6, 2, "int", "features supported"),
     Field("optional_commands", 8, 2, "int", "optional commands supported"),
+    Field("jtg_commands", 10, 2, "int", "ONFI-JEDEC JTG primary advanced commands"),
+    Field("ext_param_page_length", 14, 2, "int", "extended parameter page length (16-byte units)"),
+    Field("param_pages", 16, 1, "int", "number of parameter page copies"),
+    # manufacturer information block
     Field("manufacturer", 32, 12, "str", "device manufacturer"),
     Field("model", 44, 20, "str", "device model"),
     Field("jedec_id", 64, 1, "int", "JEDEC manufacturer ID"),
     Field("date_code", 65, 2, "int", "date code"),
+    # memory organization block
     Field("page_bytes", 80, 4, "int", "data bytes per page"),
     Field("spare_bytes", 84, 2, "int", "spare bytes per page"),
     Field("pages_per_block", 92, 4, "int", "pages per block"),
@@ -60,24 +95,53 @@ FIELDS: tuple[Field, ...] = (
     Field("max_bad_blocks", 103, 2, "int", "bad blocks maximum per LUN"),
     Field("endurance_value", 105, 1, "int", "block endurance = value x 10^multiplier"),
     Field("endurance_multiplier", 106, 1, "int", ""),
+    Field("guaranteed_good_blocks", 107, 1, "int", "guaranteed valid blocks at block 0"),
+    Field("guaranteed_endurance_value", 108, 1, "int", "their endurance = value x 10^mult"),
+    Field("guaranteed_endurance_multiplier", 109, 1, "int", ""),
     Field("programs_per_page", 110, 1, "int", "partial programs per page"),
-    Field("ecc_bits", 112, 1, "int", "bits of ECC correctability"),
+    Field("ecc_bits", 112, 1, "int", "bits of ECC correctability per 512 bytes (FFh: extended)"),
     Field("plane_address_bits", 113, 1, "int", "multi-plane addressing: plane address bits"),
     Field("multiplane_attributes", 114, 1, "int", "multi-plane operation attributes"),
+    Field("ez_nand", 115, 1, "int", "EZ NAND support"),
+    # electrical parameters block
+    Field("io_capacitance_max", 128, 1, "int", "I/O pin capacitance per CE, maximum (pF)"),
     Field("sdr_timing_modes", 129, 2, "int", "SDR timing modes supported (bit per mode)"),
     Field("t_prog_us", 133, 2, "int", "tPROG maximum page program time (us)"),
     Field("t_bers_us", 135, 2, "int", "tBERS maximum block erase time (us)"),
     Field("t_r_us", 137, 2, "int", "tR maximum page read time (us)"),
     Field("t_ccs_ns", 139, 2, "int", "tCCS minimum change column setup time (ns)"),
+    Field("nv_ddr_timing_modes", 141, 1, "int", "NV-DDR timing modes supported"),
+    Field("nv_ddr2_timing_modes", 142, 1, "int", "NV-DDR2 timing modes supported"),
+    Field("nv_ddr_features", 143, 1, "int", "NV-DDR / NV-DDR2 features"),
+    Field("driver_strength", 151, 1, "int", "driver strength support"),
+    Field("t_r_multiplane_us", 152, 2, "int", "tR maximum multi-plane page read time (us)"),
+    Field("t_adl_ns", 154, 2, "int", "tADL minimum program page register clear time (ns)"),
+    # vendor block
     Field("vendor_revision", 164, 2, "int", "vendor specific revision"),
+    Field("vendor", 166, 88, "bytes", "vendor specific"),
     Field("crc", 254, 2, "int", "integrity CRC over bytes 0..253"),
 )
-_BY_NAME = {f.name: f for f in FIELDS}
+BY_NAME = {f.name: f for f in FIELDS}
 
 
-def crc16(data: bytes | bytearray | memoryview) -> int:
+def revisions_through(version: str) -> int:
+    """The revision field of a part that complies with `version` and every earlier one."""
+    if version not in ONFI_REVISION_BITS:
+        known = ", ".join(ONFI_REVISION_BITS)
+        raise ValueError(f"unknown ONFI revision {version!r}: known {known}")
+    limit = ONFI_REVISION_BITS[version]
+    return sum(bit for bit in ONFI_REVISION_BITS.values() if bit <= limit)
+
+
+def highest_revision(revision: int) -> str | None:
+    """The newest ONFI revision whose bit is set, or None."""
+    found = [v for v, bit in ONFI_REVISION_BITS.items() if revision & bit]
+    return found[-1] if found else None
+
+
+def crc16(data: bytes | bytearray | memoryview, init: int = CRC_INIT) -> int:
     """ONFI CRC-16 (polynomial 0x8005, initial 0x4F4E, MSB first, no reflection)."""
-    crc = CRC_INIT
+    crc = init
     for byte in bytes(data):
         crc ^= byte << 8
         for _ in range(8):
@@ -91,19 +155,21 @@ def build(values: dict[str, Any]) -> bytes:
     page = bytearray(PARAMETER_PAGE_BYTES)
     page[0:4] = ONFI_SIGNATURE
     for name, value in values.items():
-        field = _BY_NAME[name]
+        field = BY_NAME[name]
         if name in ("signature", "crc"):
             raise ValueError(f"parameter page field '{name}' is set by build() itself")
         if field.kind == "int":
             raw = int(value).to_bytes(field.size, "little")
-            page[field.offset : field.offset + field.size] = raw
         elif field.kind == "str":
             text = str(value).encode("ascii")
             if len(text) > field.size:
                 raise ValueError(f"parameter page field '{name}' holds at most {field.size} chars")
-            page[field.offset : field.offset + field.size] = text.ljust(field.size, b" ")
+            raw = text.ljust(field.size, b" ")
         else:
-            page[field.offset : field.offset + field.size] = bytes(value)
+            raw = bytes(value).ljust(field.size, b"\x00")
+            if len(raw) > field.size:
+                raise ValueError(f"parameter page field '{name}' holds at most {field.size} bytes")
+        page[field.offset : field.offset + field.size] = raw
     page[254:256] = crc16(page[:CRC_SPAN]).to_bytes(2, "little")
     return bytes(page)
 

@@ -29,8 +29,15 @@ class Identity(_Strict):
     manufacturer: str = Field(max_length=12, description="ONFI manufacturer name, <= 12 ASCII")
     model: str = Field(max_length=20, description="ONFI device model, <= 20 ASCII")
     jedec_id: int = Field(ge=0, le=0xFF, description="JEDEC manufacturer ID byte")
-    id_bytes: list[int] = Field(min_length=2, max_length=8, description="READ ID 00h bytes")
-    onfi_version: Literal["4.0", "4.1", "4.2", "5.0"] = "4.0"
+    id_bytes: list[int] = Field(
+        min_length=3, max_length=8, description="READ ID 00h bytes (byte 2 bits 3:2: cell type)"
+    )
+    onfi_version: Literal["4.0", "4.1", "4.2", "5.0"] = Field(
+        default="4.0", description="newest ONFI revision; the page sets it and every earlier one"
+    )
+    ecc_bits: int = Field(
+        default=0, ge=0, le=0xFE, description="ECC bits the part needs per 512 data bytes"
+    )
 
 
 class Geometry(_Strict):

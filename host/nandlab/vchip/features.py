@@ -1,10 +1,18 @@
 """Feature registers of a virtual die (SET / GET FEATURES), volatile until RESET.
 
-Each feature address holds 4 parameter bytes (P1..P4), zeros until written.
-The read-offset registers hold signed DAC codes (two's complement), clamped to
-the profile's code range and scaled by its step. Test-mode registers (ESP,
-sensing time, MWS override) ignore writes outside the test mode; the timing
-mode (01h) takes only the SDR modes the profile lists.
+Each implemented feature address (`profiles.features.declared_features`)
+holds 4 parameter bytes (P1..P4), zeros until written. The read-offset
+registers hold signed DAC codes (two's complement), clamped to the profile's
+code range and scaled by its step.
+
+Writes a real part ignores are ignored here too, and GET FEATURES then
+returns what the register held before: an address the part does not
+implement (reads back zeros), a test-mode register (ESP, sensing time, MWS
+override) outside the test mode, and a timing mode (01h) the part does not
+list or an NV-DDR interface it lacks. Datasheets specify no error for these:
+SET FEATURES always ends with R/B# high after tFEAT and an unchanged status,
+so a controller learns of it only by reading back (Linux does for 01h). The
+host therefore checks the write before sending it (`onfi.target`).
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from nandlab.onfi_spec.opcodes import Feature
+from nandlab.profiles.features import declared_features, testmode_features
 from nandlab.profiles.model import Profile, ReadReference
 
 FEATURE_BYTES = 4
@@ -22,24 +31,12 @@ def signed_code(raw: int) -> int:
     return raw - 256 if raw & 0x80 else raw
 
 
-def testmode_registers(profile: Profile) -> frozenset[int]:
-    """The test-mode SET FEATURES addresses the profile declares."""
-    v = profile.vendor
-    out = set()
-    if v.esp is not None:
-        out.add(v.esp.feature)
-    if v.sense_time is not None:
-        out.add(v.sense_time.feature)
-    if v.mws is not None:
-        out.add(v.mws.override_feature)
-    return frozenset(out)
-
-
 class FeatureRegisters:
     def __init__(self, profile: Profile) -> None:
         self._ro = profile.read_offsets
         self._sdr_modes = profile.timing.sdr_modes
-        self._test_registers = testmode_registers(profile)
+        self._implemented = frozenset(declared_features(profile))
+        self._test_registers = testmode_features(profile)
         self._params: dict[int, bytes] = {}
 
     def get(self, fa: int) -> bytes:
@@ -48,6 +45,8 @@ class FeatureRegisters:
 
     def set(self, fa: int, params: bytes, test_mode: bool) -> bool:
         """SET FEATURES `fa`; False when the die ignores the write."""
+        if fa not in self._implemented:
+            return False
         if fa in self._test_registers and not test_mode:
             return False
         if fa == Feature.TIMING_MODE and (

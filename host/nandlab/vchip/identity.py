@@ -17,6 +17,7 @@ from nandlab.onfi_spec import parampage
 from nandlab.onfi_spec.opcodes import (
     ONFI_SIGNATURE,
     PARAMETER_PAGE_BYTES,
+    PARAMETER_PAGE_COPIES,
     READ_ID_ONFI_ADDRESS,
     UNIQUE_ID_BYTES,
     UNIQUE_ID_COPIES,
@@ -33,10 +34,13 @@ from nandlab.onfi_spec.parampage import (
     PP_OPT_STATUS_ENHANCED,
     PP_OPT_UNIQUE_ID,
 )
+from nandlab.onfi_spec.sdr_timing import sdr
 from nandlab.profiles.model import Profile
 from nandlab.vchip.physics import ERASE_PULSES_AT_ENDURANCE, ispp_loops
 
 READ_ID_BYTES = 8  # READ ID: the ID bytes, zero padded to 8, repeating
+GUARANTEED_BLOCK_PEC = 1000  # block 0 stays valid this long (ONFI byte 107-109)
+VENDOR_REVISION = 1  # bytes 164-165; the vendor block (166-253) is all zeros
 
 # `corrupt` given as copy indices: copy k gets byte CORRUPT_BASE + CORRUPT_STRIDE * k
 # inverted, so every damaged copy fails its CRC in a different byte and a bitwise
@@ -67,25 +71,28 @@ def unique_id_stream(uid: bytes) -> bytes:
     return (uid + bytes(b ^ 0xFF for b in uid)) * UNIQUE_ID_COPIES
 
 
-def parameter_page_values(profile: Profile) -> dict[str, Any]:
-    """Field values of the ONFI parameter page a die of this profile reports."""
-    p = profile
-    g, tm, phys = p.geometry, p.timing, p.physics
-    revision = 0
-    for version, bit in parampage.ONFI_REVISION_BITS.items():
-        if version <= p.identity.onfi_version:
-            revision |= bit
-    value, mult = phys.endurance_pec, 0
+def _endurance(cycles: int) -> tuple[int, int]:
+    """(value, multiplier) with value x 10^multiplier >= cycles and value <= 255."""
+    value, mult = cycles, 0
     while value > 0xFF:
         value, mult = -(-value // 10), mult + 1
+    return value, mult
+
+
+def parameter_page_values(profile: Profile, copies: int = PARAMETER_PAGE_COPIES) -> dict[str, Any]:
+    """Field values of the ONFI parameter page a die of this profile reports (`copies` copies)."""
+    p = profile
+    g, tm, phys = p.geometry, p.timing, p.physics
+    value, mult = _endurance(phys.endurance_pec)
+    good_value, good_mult = _endurance(GUARANTEED_BLOCK_PEC)
     expected_bad = phys.bad_block_rate * g.blocks
     loop_us = phys.ispp.t_loop_us + (len(phys.verify_mV) - 1) * phys.ispp.t_verify_us
     t_prog = tm.t_prog_base_us + ispp_loops(phys, max(phys.verify_mV)) * loop_us
     t_bers = tm.t_erase_base_us + ERASE_PULSES_AT_ENDURANCE * tm.t_erase_pulse_us
     t_r = tm.t_read_base_us + max(len(r) for r in p.page_refs) * tm.t_sense_us
-    features = PP_FEATURE_MULTIPLANE_PROGRAM_ERASE | PP_FEATURE_ODD_EVEN_COPYBACK
+    features = PP_FEATURE_ODD_EVEN_COPYBACK
     if g.planes > 1:
-        features |= PP_FEATURE_MULTIPLANE_READ
+        features |= PP_FEATURE_MULTIPLANE_PROGRAM_ERASE | PP_FEATURE_MULTIPLANE_READ
     optional = (
         PP_OPT_CACHE_PROGRAM
         | PP_OPT_CACHE_READ
@@ -96,9 +103,10 @@ def parameter_page_values(profile: Profile) -> dict[str, Any]:
         | PP_OPT_CHANGE_READ_COLUMN_ENHANCED
     )
     return {
-        "revision": revision,
+        "revision": parampage.revisions_through(p.identity.onfi_version),
         "features": features,
         "optional_commands": optional,
+        "param_pages": copies,
         "manufacturer": p.identity.manufacturer,
         "model": p.identity.model,
         "jedec_id": p.identity.jedec_id,
@@ -112,13 +120,20 @@ def parameter_page_values(profile: Profile) -> dict[str, Any]:
         "max_bad_blocks": math.ceil(expected_bad + 6 * math.sqrt(expected_bad)),
         "endurance_value": value,
         "endurance_multiplier": mult,
+        "guaranteed_good_blocks": 1,
+        "guaranteed_endurance_value": good_value,
+        "guaranteed_endurance_multiplier": good_mult,
         "programs_per_page": 1,
+        "ecc_bits": p.identity.ecc_bits,
         "plane_address_bits": (g.planes - 1).bit_length(),
         "sdr_timing_modes": sum(1 << m for m in set(tm.sdr_modes)),
         "t_prog_us": min(0xFFFF, math.ceil(t_prog)),
         "t_bers_us": min(0xFFFF, math.ceil(t_bers)),
         "t_r_us": min(0xFFFF, math.ceil(t_r)),
         "t_ccs_ns": tm.t_ccs_ns,
+        "t_r_multiplane_us": min(0xFFFF, math.ceil(t_r)),
+        "t_adl_ns": max(sdr(m).tADL for m in tm.sdr_modes),
+        "vendor_revision": VENDOR_REVISION,
     }
 
 
@@ -128,7 +143,7 @@ def parameter_pages(profile: Profile, copies: int, corrupt: Corruption = ()) -> 
     `corrupt` is a set of copy indices (see CORRUPT_BASE) or a mapping
     copy index -> {byte offset: XOR mask}.
     """
-    page = parampage.build(parameter_page_values(profile))
+    page = parampage.build(parameter_page_values(profile, copies))
     if isinstance(corrupt, Mapping):
         flips = {int(k): dict(v) for k, v in corrupt.items()}
     else:
