@@ -19,16 +19,21 @@ from nandlab.errors import (
     ChipStatusFail,
     NandTimeout,
     RangeError,
+    RefusedOperation,
     TransportError,
     UnsupportedCapability,
 )
 from nandlab.onfi.address import ChipGeometry
+from nandlab.onfi.errors import FeatureNotAccepted
 from nandlab.onfi.identify import identify_target
 from nandlab.onfi.results import Identification, busy_steps, data_records
+from nandlab.onfi.wear import WearTally
+from nandlab.onfi_spec import parampage
 from nandlab.onfi_spec.opcodes import PARAMETER_PAGE_BYTES, UNIQUE_ID_BYTES, Feature, Status
 from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
 from nandlab.ops import ErrorCode, Program, Results
 from nandlab.profiles import Profile
+from nandlab.profiles.features import FeatureRole, declared_features
 from nandlab.profiles.model import ReadReference
 from nandlab.sequences import core
 from nandlab.sequences.vendor import array_mode
@@ -89,6 +94,8 @@ class Target:
         self._ident: Identification | None = None
         self._geometry: ChipGeometry | None = None
         self._timing_mode = 0
+        self.wear = WearTally()
+        """Erases of every program run on this target since the chip ledger last took them."""
 
     # ------------------------------------------------------------------ basics
 
@@ -165,6 +172,8 @@ class Target:
         any other error the bench reports; `what` names the operation in the message.
         """
         results = self.transport.run(Program().ce(self.ce) + program)
+        # an erase that ends in an error record may still have stressed the block: count it
+        self.wear.count(program, self._geometry)
         for err in results.errors:
             if err.code == ErrorCode.TIMEOUT:
                 raise NandTimeout(
@@ -284,25 +293,70 @@ class Target:
         seq = core.get_features(self.sdr, fa, self.timeouts.feature)
         return self._read_bytes(seq, f"GET FEATURES {fa:02X}h")
 
-    def set_feature(self, fa: int, params: bytes) -> int:
-        """SET FEATURES (EFh) at `fa` with P1..P4 (4 bytes). Returns busy ns (tFEAT)."""
+    def set_feature(self, fa: int, params: bytes, *, allow_test_mode: bool = False) -> int:
+        """SET FEATURES (EFh) at `fa` with P1..P4 (4 bytes). Returns busy ns (tFEAT).
+
+        A real part ignores a write it cannot take (an address it does not implement, a
+        timing mode it does not list) and says nothing, so the write is checked here
+        before anything is sent: RangeError for those, RefusedOperation for a test-mode
+        address (ESP, sensing time, MWS override) without `allow_test_mode`.
+        """
         _check_byte("feature address", fa)
         if len(params) != 4:
             raise RangeError(f"SET FEATURES takes 4 parameter bytes (P1..P4), got {len(params)}")
+        self._check_feature_write(fa, bytes(params), allow_test_mode)
         seq = core.set_features(self.sdr, fa, bytes(params), self.timeouts.feature)
         return sum(busy_steps(self.run(seq, f"SET FEATURES {fa:02X}h")))
 
-    def set_timing_mode(self, mode: int) -> None:
-        """Switch the target and the bench to SDR timing `mode` (one of the profile's sdr_modes)."""
-        allowed = self.profile.timing.sdr_modes
-        if mode not in allowed:
+    def _check_feature_write(self, fa: int, params: bytes, allow_test_mode: bool) -> None:
+        fields = self.identification.fields
+        if not int(fields["optional_commands"]) & parampage.PP_OPT_FEATURES:
+            raise UnsupportedCapability(
+                "the parameter page does not list GET / SET FEATURES among the optional commands"
+            )
+        if fa == Feature.TIMING_MODE:
+            self._check_timing_mode(params[0] & 0x0F, params[0] >> 4)
+            return
+        declared = declared_features(self.profile)
+        role = declared.get(fa)
+        if role is None:
+            known = ", ".join(f"{a:02X}h ({r.value})" for a, r in sorted(declared.items()))
             raise RangeError(
-                f"SDR timing mode {mode} is not supported by {self.profile.name}: "
+                f"feature address {fa:02X}h is not implemented by {self.profile.name} (a real "
+                f"part ignores such a write without an error): implemented {known}"
+            )
+        if role is FeatureRole.TEST_MODE and not allow_test_mode:
+            raise RefusedOperation(
+                f"feature address {fa:02X}h is a test-mode setting of {self.profile.name}: "
+                "pass allow_test_mode (--allow-test-mode) to write it"
+            )
+
+    def _check_timing_mode(self, mode: int, interface: int) -> None:
+        allowed = _supported_modes(self.identification.fields)
+        if interface or mode not in allowed:
+            what = f"interface bits {interface:#x} (NV-DDR)" if interface else f"mode {mode}"
+            raise RangeError(
+                f"SDR timing {what} is not supported by this part (per its parameter page): "
                 f"allowed {', '.join(map(str, allowed))}"
             )
+
+    def set_timing_mode(self, mode: int) -> None:
+        """Switch the target and the bench to SDR timing `mode` (one the parameter page lists).
+
+        Reads feature 01h back, as Linux does, since a part ignores a mode it cannot take;
+        FeatureNotAccepted when the target did not switch.
+        """
+        if not isinstance(mode, int) or not 0 <= mode <= 0x0F:
+            raise RangeError(f"SDR timing mode {mode!r} is not one of 0..5")
+        self._check_timing_mode(mode, 0)
         seq = core.set_timing_mode(self.sdr, mode, self.timeouts.feature)
         self.run(seq, f"SET FEATURES timing mode {mode}")
         self._timing_mode = mode
+        now = self.get_feature(Feature.TIMING_MODE)[0]
+        if now != mode:
+            raise FeatureNotAccepted(
+                f"the target did not take SDR timing mode {mode}: feature 01h reads {now:02X}h"
+            )
 
     def set_write_protect(self, protect: bool) -> None:
         """Drive WP# (low = protected): program and erase then fail with status FAIL."""
