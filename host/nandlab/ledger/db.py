@@ -4,23 +4,35 @@ Wear is stored as events, one per (chip, run, unit, kind, block): writing an
 event again (a resumed run repeating an interrupted unit) replaces it, so the
 ledger counts every unit once. A block's P/E count is the sum of its events
 since the chip's last reset (a virtual die started fresh).
+
+The file is checked when it is opened (`PRAGMA quick_check`): a damaged ledger
+is reported with its path and what to do, never recreated silently, because it
+is the only record of real chips' wear. Its layout carries a version
+(`PRAGMA user_version`); before a layout change the file is copied aside.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from nandlab.dataset.columns import utc_now
-from nandlab.dataset.sqlite import open_wal, transaction
+from nandlab.dataset.sqlite import transaction
+from nandlab.errors import DamagedFileError
 from nandlab.onfi.bbt import BadBlockTable
+from nandlab.onfi.wear import BlockCycles
 from nandlab.paths import data_root
 
 LEDGER_FILE = "ledger.sqlite"
+SCHEMA_VERSION = 1
+"""Layout of the tables below. 0: files written before the ledger had a version (same
+tables); opening one stamps it after a backup copy."""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chips (
     chip TEXT PRIMARY KEY, profile TEXT, virtual INTEGER, bench_url TEXT,
@@ -46,6 +58,73 @@ def ledger_path(root: Path | None = None) -> Path:
     return data_root(root) / LEDGER_FILE
 
 
+def _damaged(path: Path, what: str) -> DamagedFileError:
+    return DamagedFileError(
+        f"the chip ledger {path} is damaged ({what}). It holds the wear history of every "
+        "chip: restore it from a backup copy (a ledger-v*-backup-*.sqlite beside it, or "
+        f"your own), or move it aside to start an empty ledger (wear counts start again "
+        "at 0 for every chip)"
+    )
+
+
+def _open_checked(path: Path) -> sqlite3.Connection:
+    """Open the ledger in WAL mode after checking it; create it when there is none."""
+    existed = path.exists()
+    if existed and path.stat().st_size == 0 and not path.with_name(path.name + "-wal").exists():
+        # SQLite would take an empty file for a new database: a truncated ledger must not
+        raise _damaged(path, "the file is empty")
+    db = sqlite3.connect(path, timeout=30, isolation_level=None)
+    try:
+        if existed:
+            _check(db, path)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        _upgrade(db, path, existed)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _check(db: sqlite3.Connection, path: Path) -> None:
+    try:
+        verdict = [str(r[0]) for r in db.execute("PRAGMA quick_check").fetchall()]
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.DatabaseError as exc:
+        raise _damaged(path, str(exc)) from None
+    if verdict != ["ok"]:
+        raise _damaged(path, "; ".join(verdict[:3]))
+    if version > SCHEMA_VERSION:
+        raise DamagedFileError(
+            f"the chip ledger {path} has layout version {version}, newer than this nandlab "
+            f"knows ({SCHEMA_VERSION}): use the nandlab that wrote it, or a newer one"
+        )
+
+
+def _upgrade(db: sqlite3.Connection, path: Path, existed: bool) -> None:
+    """Bring the layout to SCHEMA_VERSION; an existing file is copied aside first."""
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version == SCHEMA_VERSION:
+        return
+    if existed:
+        backup(db, path, version)
+    # one transaction: the tables and the version stamp land together or not at all
+    db.executescript(f"BEGIN IMMEDIATE;{SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;")
+
+
+def backup(db: sqlite3.Connection, path: Path, version: int) -> Path:
+    """A consistent copy of the open ledger beside it, named after its layout version."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = path.with_name(f"ledger-v{version}-backup-{stamp}.sqlite")
+    copy = sqlite3.connect(target)
+    try:
+        with copy:
+            db.backup(copy)
+    finally:
+        copy.close()
+    return target
+
+
 @dataclass(frozen=True)
 class BlockWear:
     block: int
@@ -59,7 +138,7 @@ class Ledger:
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path is not None else ledger_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = open_wal(self.path, SCHEMA)
+        self._db = _open_checked(self.path)
 
     def close(self) -> None:
         self._db.close()
@@ -86,10 +165,14 @@ class Ledger:
             )
 
     def reset_chip(self, chip: str, run_id: str, why: str) -> None:
-        """Forget the wear before now (a virtual die started fresh); history stays."""
+        """Forget what the chip went through before now (a virtual die started fresh): wear,
+        bad blocks found and the chip layer's bad-block table, whose cached markers would
+        skip the marker reads a fresh die gets (and so shift its read-noise stream). The
+        events stay as history."""
         self.record(chip, run_id, "reset", "reset", -1, detail={"why": why})
         with self._tx() as db:
-            db.execute("DELETE FROM bad_blocks WHERE chip=? AND reason LIKE 'virtual:%'", (chip,))
+            db.execute("DELETE FROM bad_blocks WHERE chip=?", (chip,))
+        BadBlockTable.for_chip(chip, self.path.parent).forget()
 
     def record(
         self,
@@ -105,24 +188,36 @@ class Ledger:
     ) -> None:
         """Write (or rewrite, for a repeated unit) one event."""
         with self._tx() as db:
-            db.execute(
-                "INSERT INTO events (chip, run_id, unit, kind, block, pec_delta, fast_forwarded, "
-                "detail, time) VALUES (?,?,?,?,?,?,?,?,?) "
-                "ON CONFLICT(chip, run_id, unit, kind, block) DO UPDATE SET "
-                "pec_delta=excluded.pec_delta, fast_forwarded=excluded.fast_forwarded, "
-                "detail=excluded.detail",
-                (
+            _put_event(
+                db,
+                chip,
+                run_id,
+                unit,
+                kind,
+                block,
+                pec_delta=pec_delta,
+                fast_forwarded=fast_forwarded,
+                detail=detail,
+            )
+
+    def record_wear(
+        self, chip: str, run_id: str, unit: str, wear: Mapping[int, BlockCycles]
+    ) -> None:
+        """The P/E cycles of `wear` (block -> cycles, as `onfi.wear.WearTally.take` gives them)
+        as one "cycle" event per block of `unit`, in one transaction; rewriting a unit replaces
+        its events."""
+        with self._tx() as db:
+            for block, cycles in sorted(wear.items()):
+                _put_event(
+                    db,
                     chip,
                     run_id,
                     unit,
-                    kind,
+                    "cycle",
                     block,
-                    pec_delta,
-                    fast_forwarded,
-                    json.dumps(detail or {}),
-                    utc_now(),
-                ),
-            )
+                    pec_delta=cycles.erases,
+                    fast_forwarded=cycles.fast_forwarded,
+                )
 
     def mark_bad(self, chip: str, block: int, reason: str, run_id: str = "") -> None:
         with self._tx() as db:
@@ -167,8 +262,10 @@ class Ledger:
         ).fetchall()
         return {int(b): BlockWear(int(b), int(p), int(f)) for b, p, f in rows}
 
-    def bad_blocks(self, chip: str, *, root: Path | None = None) -> dict[int, str]:
-        """Bad blocks the ledger knows, plus those in the chip layer's bad-block table."""
+    def bad_blocks(self, chip: str) -> dict[int, str]:
+        """Bad blocks the ledger knows, plus those in the chip layer's bad-block table (in the
+        ledger's data folder)."""
+        root = self.path.parent
         out = {
             int(b): str(r)
             for b, r in self._db.execute(
@@ -227,3 +324,35 @@ class Ledger:
             "bakes": bakes,
             "runs": runs,
         }
+
+
+def _put_event(
+    db: sqlite3.Connection,
+    chip: str,
+    run_id: str,
+    unit: str,
+    kind: str,
+    block: int,
+    *,
+    pec_delta: int = 0,
+    fast_forwarded: int | None = None,
+    detail: dict[str, Any] | None = None,
+) -> None:
+    db.execute(
+        "INSERT INTO events (chip, run_id, unit, kind, block, pec_delta, fast_forwarded, "
+        "detail, time) VALUES (?,?,?,?,?,?,?,?,?) "
+        "ON CONFLICT(chip, run_id, unit, kind, block) DO UPDATE SET "
+        "pec_delta=excluded.pec_delta, fast_forwarded=excluded.fast_forwarded, "
+        "detail=excluded.detail",
+        (
+            chip,
+            run_id,
+            unit,
+            kind,
+            block,
+            pec_delta,
+            fast_forwarded,
+            json.dumps(detail or {}),
+            utc_now(),
+        ),
+    )

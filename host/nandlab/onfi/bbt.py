@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from nandlab.errors import DamagedFileError
 from nandlab.paths import data_root, write_atomic
 
 
@@ -23,8 +24,7 @@ class BadBlockTable:
         self.path = path
         self._bad: dict[int, bool] = {}
         if path is not None and path.is_file():
-            doc = json.loads(path.read_text())
-            self._bad = {int(b): bool(v) for b, v in doc.get("blocks", {}).items()}
+            self._bad = _load(path)
 
     @classmethod
     def for_chip(cls, unique_id_hex: str, root: Path | None = None) -> BadBlockTable:
@@ -40,5 +40,25 @@ class BadBlockTable:
             doc = {"format": 1, "blocks": {str(b): v for b, v in sorted(self._bad.items())}}
             write_atomic(self.path, json.dumps(doc).encode())
 
+    def forget(self) -> None:
+        """Drop every answer (a virtual die started fresh: its markers are read again)."""
+        self._bad = {}
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
     def bad_blocks(self) -> list[int]:
         return sorted(b for b, v in self._bad.items() if v)
+
+
+def _load(path: Path) -> dict[int, bool]:
+    """The table in `path`; DamagedFileError when it cannot be read as one."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        return {int(b): bool(v) for b, v in doc["blocks"].items()}
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise DamagedFileError(
+            f"the bad-block table {path} is damaged ({type(exc).__name__}: {exc}). It keeps "
+            "the factory bad-block markers read before data overwrote them: restore it from a "
+            "backup; for a virtual die, start it fresh (--fresh) instead. Deleting it makes "
+            "the chip layer read the markers again, which cannot be trusted on programmed blocks"
+        ) from None
