@@ -30,6 +30,7 @@ def mcu(device: VirtualFt2232h) -> Iterator[Ftdi]:
     ftdi = Ftdi()
     ftdi.open_from_url("ftdi://ftdi:2232h/1")
     ftdi.set_bitmode(0, Ftdi.BitMode.MCU)
+    ftdi.write_data(b"\x8a")  # 60 MHz master clock: one reply byte per read cycle
     yield ftdi
     ftdi.close()
 

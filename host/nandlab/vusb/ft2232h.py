@@ -12,9 +12,10 @@ latency timer and a bit mode (SET_BITMODE). What each mode does:
 - Asynchronous bit-bang: each OUT byte drives the channel's output pins (the
   direction mask of SET_BITMODE) for one bit-bang period; READ_PINS (0Ch)
   answers the pin levels at once.
-- MPSSE serial mode: an I2C master on ADBUS0..2 (`MpsseI2cEngine`) whose
-  slaves are `i2c_slaves` (address -> register device, e.g. a VirtualIna226
-  on the board's power-monitor channel B).
+- MPSSE serial mode: the whole AN_108 command set (`MpsseEngine`) on the
+  channel's pins; on a channel other than the host bus one, ADBUS0..2 carry
+  the board's I2C bus (`I2cBus`) whose slaves are `i2c_slaves` (address ->
+  register device, e.g. a VirtualIna226 on the power-monitor channel B).
 - UART (reset) mode: OUT bytes are accepted and dropped.
 
 Every bulk IN answer carries the two modem-status bytes at the start of each
@@ -36,7 +37,8 @@ from typing import Any
 from nandlab.boards.model import Board, FtdiController
 from nandlab.vchip.die import VirtualDie
 from nandlab.vusb.mcu import McuEngine
-from nandlab.vusb.mpsse_i2c import MpsseI2cEngine
+from nandlab.vusb.mpsse import MpsseEngine
+from nandlab.vusb.mpsse_i2c import I2cBus
 from nandlab.vusb.nand_bus import NandBus
 
 FTDI_VID = 0x0403
@@ -76,7 +78,7 @@ class Channel:
     latency_ms: int = 16
     rx: bytearray = field(default_factory=bytearray)
     pins_out: int = 0xFF
-    i2c: MpsseI2cEngine | None = None
+    mpsse: MpsseEngine | None = None
 
     @property
     def ep_in(self) -> int:
@@ -157,18 +159,25 @@ class VirtualFt2232h:
         if request == REQ_RESET:
             if value in (RESET_SIO, PURGE_RX):
                 ch.rx.clear()
-            if value in (RESET_SIO, PURGE_TX) and ch.index == self.controller.interface:
-                self.engine.reset()
+            if value in (RESET_SIO, PURGE_TX):
+                if ch.index == self.controller.interface:
+                    self.engine.purge()
+                if ch.mpsse is not None:
+                    ch.mpsse.purge()
         elif request == REQ_SET_LATENCY:
             ch.latency_ms = max(1, value & 0xFF)
         elif request == REQ_SET_BITMODE:
             ch.mode = (value >> 8) & 0xFF
             ch.direction = value & 0xFF
             if ch.index == self.controller.interface:
-                self.engine.reset()
+                self.engine.enter_mode()
             if ch.mode == MODE_BITBANG:
                 self._bitbang_apply(ch, ch.pins_out)
-            ch.i2c = MpsseI2cEngine(self.i2c_slaves) if ch.mode == MODE_MPSSE else None
+            ch.mpsse = MpsseEngine(self._pin_target(ch)) if ch.mode == MODE_MPSSE else None
+
+    def _pin_target(self, ch: Channel) -> I2cBus | None:
+        """What the board puts on a channel's ADBUS pins in MPSSE mode."""
+        return None if ch.index == self.controller.interface else I2cBus(self.i2c_slaves)
 
     def vendor_in(self, request: int, value: int, index: int, length: int) -> bytes:
         self.check_present()
@@ -212,8 +221,8 @@ class VirtualFt2232h:
             for byte in data:
                 self._bitbang_apply(ch, byte)
                 self.engine.idle(BITBANG_PERIOD_PS)
-        elif ch.mode == MODE_MPSSE and ch.i2c is not None:
-            ch.rx += ch.i2c.feed(bytes(data))
+        elif ch.mode == MODE_MPSSE and ch.mpsse is not None:
+            ch.rx += ch.mpsse.feed(bytes(data))
         return len(data)
 
     def bulk_in(self, ep: int, size: int) -> bytes:

@@ -1,18 +1,30 @@
 """MPSSE command processor of the virtual FT2232H in MCU host bus emulation mode.
 
-The commands (FTDI AN_108): READ_SHORT 90h addr, READ_EXTENDED 91h ahi alo,
-WRITE_SHORT 92h addr data, WRITE_EXTENDED 93h ahi alo data, GET_BITS_HIGH
-83h (answers I/O1 on bit 1, I/O0 on bit 0), SEND_IMMEDIATE 87h, WAIT_ON_HIGH
-88h / WAIT_ON_LOW 89h (I/O1), clock divide-by-5 off / on 8Ah / 8Bh. Short
-commands keep A[15:8] from the last extended one. An unknown opcode answers
-FAh followed by the opcode.
+The commands (FTDI AN_108 and the FT2232H datasheet's MCU host bus section):
+READ_SHORT 90h addr, READ_EXTENDED 91h ahi alo, WRITE_SHORT 92h addr data,
+WRITE_EXTENDED 93h ahi alo data (short commands keep A[15:8] from the last
+extended one); SET BITS HIGH 82h value direction and GET BITS HIGH 83h on the
+two I/O pins (bit 0 = I/O0, bit 1 = I/O1; an input, or I/O1 released, reads
+the pin: I/O0 floats high, I/O1 is R/B#, wired-AND with an I/O1 driven low);
+SET BITS LOW 80h / GET BITS LOW 81h on AD[7:0] between bus cycles (nothing
+latches them; the die drives DQ only in a read cycle, so inputs read high);
+SEND_IMMEDIATE 87h; WAIT_ON_HIGH 88h / WAIT_ON_LOW 89h (I/O1); divide-by-5
+off / on 8Ah / 8Bh (60 or 12 MHz master clock; on at mode entry, for FT2232D
+compatibility); and the settings the processor keeps in either mode, which
+change nothing on the host bus: loopback 84h / 85h, clock divisor 86h (2
+bytes), 3-phase 8Ch / 8Dh, adaptive 96h / 97h. With divide-by-5 on, every
+byte a read cycle returns comes back twice (FT2232H datasheet, MCU host bus
+timing; DumpFlash's slow mode keeps every other byte): one RD# pulse, two
+reply bytes. Everything else (the serial data shifting and clock-only
+commands: the AD pins are the bus here) answers FAh followed by the opcode;
+the next byte is read as a new opcode, so the stream stays in step.
 
 On the socket, as the board file wires it: AD[7:0] = DQ, CS# = CE#, WR# =
 WE#, RD# = RE#, A[15:8] bits = CLE / ALE / WP#, I/O1 = R/B#.
 
-Timing model (60 MHz, one clock = 16.667 ns; divide-by-5 makes a clock 5x
-longer). These are the model's assumptions, chosen conservative; a real
-board calibrates `rb_sample_ns` and `nop_ns` in its board file:
+Timing model (one master clock = 16.667 ns, 83.333 ns with divide-by-5).
+These are the model's assumptions, chosen conservative; a real board
+calibrates `rb_sample_ns` and `nop_ns` in its board file:
 
 - every command byte takes one clock to fetch;
 - a bus cycle: address phase (A[15:8], AD = low address, ALE pulse) 2 clocks,
@@ -34,12 +46,16 @@ CLOCK_PS = 16_667
 WAIT_HORIZON_PS = 10_000_000_000  # a wait gives up after 10 s of virtual time per slice
 
 READ_SHORT, READ_EXTENDED, WRITE_SHORT, WRITE_EXTENDED = 0x90, 0x91, 0x92, 0x93
-GET_BITS_HIGH, SEND_IMMEDIATE, WAIT_ON_HIGH, WAIT_ON_LOW = 0x83, 0x87, 0x88, 0x89
+SET_BITS_LOW, GET_BITS_LOW, SET_BITS_HIGH, GET_BITS_HIGH = 0x80, 0x81, 0x82, 0x83
+SEND_IMMEDIATE, WAIT_ON_HIGH, WAIT_ON_LOW = 0x87, 0x88, 0x89
 CLK_DIV5_OFF, CLK_DIV5_ON = 0x8A, 0x8B
+SETTINGS = {0x84: 1, 0x85: 1, 0x86: 3, 0x8C: 1, 0x8D: 1, 0x96: 1, 0x97: 1}
+IO0, IO1 = 0x01, 0x02
 BAD_COMMAND = 0xFA
 _LENGTH = {READ_SHORT: 2, READ_EXTENDED: 3, WRITE_SHORT: 3, WRITE_EXTENDED: 4,
-           GET_BITS_HIGH: 1, SEND_IMMEDIATE: 1, WAIT_ON_HIGH: 1, WAIT_ON_LOW: 1,
-           CLK_DIV5_OFF: 1, CLK_DIV5_ON: 1}
+           SET_BITS_LOW: 3, GET_BITS_LOW: 1, SET_BITS_HIGH: 3, GET_BITS_HIGH: 1,
+           SEND_IMMEDIATE: 1, WAIT_ON_HIGH: 1, WAIT_ON_LOW: 1,
+           CLK_DIV5_OFF: 1, CLK_DIV5_ON: 1, **SETTINGS}
 
 
 @dataclass
@@ -64,17 +80,32 @@ class McuEngine:
         self.bus = bus
         self.wiring = wiring
         self.now_ps = 0
-        self.clock_ps = CLOCK_PS
-        self.addr_hi = 0
         self.pending = bytearray()
         self.counters = McuCounters()
-        self.blocked = False
+        self.enter_mode()
 
-    def reset(self) -> None:
-        """Mode change / purge: drop queued commands and any wait."""
+    def enter_mode(self) -> None:
+        """SET_BITMODE: the processor starts from its reset state."""
+        self.purge()
+        self.div5 = True
+        self.addr_hi = 0
+        self.io_value = self.io_dir = 0
+        self.ad_value = self.ad_dir = 0
+
+    def purge(self) -> None:
+        """Purge TX: queued commands and a blocked wait are dropped; settings stay."""
         self.pending.clear()
         self.blocked = False
-        self.clock_ps = CLOCK_PS
+
+    @property
+    def clock_ps(self) -> int:
+        """One master clock (ps)."""
+        return CLOCK_PS * (5 if self.div5 else 1)
+
+    @property
+    def reply_per_read(self) -> int:
+        """Reply bytes of one read cycle: 2 with divide-by-5 on."""
+        return 2 if self.div5 else 1
 
     def feed(self, data: bytes) -> None:
         self.pending += data
@@ -95,7 +126,8 @@ class McuEngine:
             if pos + size > len(buf):
                 break
             if op in (READ_SHORT, READ_EXTENDED):
-                run = self._read_run_length(buf, pos, size, room - len(out))
+                run = self._read_run_length(buf, pos, size,
+                                            (room - len(out)) // self.reply_per_read)
                 if run == 0:
                     break
                 out += self._reads(buf, pos, size, run)
@@ -108,7 +140,7 @@ class McuEngine:
                 pos += 3 * run
                 self.counters.commands += run
                 continue
-            if op == GET_BITS_HIGH and len(out) >= room:
+            if op in (GET_BITS_HIGH, GET_BITS_LOW) and len(out) >= room:
                 break
             if op not in _LENGTH and len(out) + 2 > room:
                 break
@@ -138,16 +170,26 @@ class McuEngine:
         if op == GET_BITS_HIGH:
             t = self._tick(6)
             rb = self.bus.ready_at(t)
-            return True, bytes(((0x02 if rb else 0x00) | 0x01,))
+            return True, bytes((self._io_pins(rb),))
         if op in (WAIT_ON_HIGH, WAIT_ON_LOW):
             return self._wait(op == WAIT_ON_HIGH), b""
-        if op in (SEND_IMMEDIATE, CLK_DIV5_OFF, CLK_DIV5_ON):
-            self._tick(1)
-            if op != SEND_IMMEDIATE:
-                self.clock_ps = CLOCK_PS * (5 if op == CLK_DIV5_ON else 1)
-            return True, b""
-        self._tick(1)
-        return True, bytes((BAD_COMMAND, op))
+        self._tick(_LENGTH.get(op, 1))
+        if op == SET_BITS_HIGH:
+            self.io_value, self.io_dir = buf[pos + 1] & (IO0 | IO1), buf[pos + 2] & (IO0 | IO1)
+        elif op == SET_BITS_LOW:
+            self.ad_value, self.ad_dir = buf[pos + 1], buf[pos + 2]
+        elif op == GET_BITS_LOW:
+            return True, bytes(((self.ad_value & self.ad_dir) | (~self.ad_dir & 0xFF),))
+        elif op in (CLK_DIV5_OFF, CLK_DIV5_ON):
+            self.div5 = op == CLK_DIV5_ON
+        elif op not in _LENGTH:
+            return True, bytes((BAD_COMMAND, op))
+        return True, b""
+
+    def _io_pins(self, rb: bool) -> int:
+        """I/O0 and I/O1 as GET BITS HIGH reads them (the other bits read 0)."""
+        driven = (self.io_value & self.io_dir) | (~self.io_dir & (IO0 | IO1))
+        return driven & (IO0 | (IO1 if rb else 0))
 
     def _wait(self, high: bool) -> bool:
         if not self.blocked:
@@ -211,6 +253,8 @@ class McuEngine:
         period = 11 * self.clock_ps
         data = bus.read_run(t, n, period, 5 * self.clock_ps, self.clock_ps)
         self.now_ps = t + (n - 1) * period + 7 * self.clock_ps
+        if self.div5:
+            return bytes(b for byte in data for b in (byte, byte))
         return data
 
     @staticmethod

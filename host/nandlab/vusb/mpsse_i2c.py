@@ -1,13 +1,12 @@
-"""MPSSE serial engine of the virtual FT2232H, as an I2C master on ADBUS0..2.
+"""An I2C bus on a virtual FT2232H channel's ADBUS0..2, seen pin by pin.
 
-What pyftdi's `I2cController` sends (FTDI AN_108 opcodes): SET_BITS_LOW 80h
-(SCL = bit 0, SDA out = bit 1, SDA in = bit 2: START / STOP are SDA edges
-while SCL is high), WRITE_BYTES_NVE_MSB 11h (a byte to the bus),
-READ_BITS_PVE_MSB 22h (the slave's ACK bit), READ_BYTES_PVE_MSB 20h (a
-byte from the slave), WRITE_BITS_NVE_MSB 13h (the master's ACK / NACK),
-GET_BITS_LOW / HIGH 81h / 83h, SEND_IMMEDIATE 87h and the clock and mode
-setup commands (84h, 85h, 86h, 8Ah-8Dh, 96h, 97h), which it accepts. An
-unknown opcode answers FAh + opcode.
+The board wires SCL to ADBUS0 and SDA to both ADBUS1 (the MPSSE's data out)
+and ADBUS2 (its data in), with pull-ups: every line is the wired AND of what
+the MPSSE drives (an input pin or a released output reads high) and what the
+slaves pull low. The bus follows the I2C protocol edge by edge, whoever the
+master is: START / STOP are SDA edges while SCL is high, a bit is sampled on
+SCL rising, the slave changes SDA only while SCL is low, an addressed slave
+ACKs on the ninth clock.
 
 Slaves are register devices with pyftdi I2cPort-style `read_from(reg, n)` /
 `write_to(reg, data)` (e.g. `VirtualIna226`): a write transaction's first
@@ -21,108 +20,116 @@ from __future__ import annotations
 from typing import Any
 
 SCL, SDA_O, SDA_I = 0x01, 0x02, 0x04
-_ACCEPTED = {0x84: 1, 0x85: 1, 0x86: 3, 0x87: 1, 0x8A: 1, 0x8B: 1, 0x8C: 1, 0x8D: 1,
-             0x96: 1, 0x97: 1, 0x82: 3, 0x80: 3, 0x81: 1, 0x83: 1, 0x13: 3, 0x22: 2}
+READ_AHEAD = 4  # bytes a read transaction fetches from the register device
 
 
-class MpsseI2cEngine:
-    """I2C transactions decoded from MPSSE commands, against register-device slaves."""
+class I2cBus:
+    """The slaves' side of the bus: feed it the MPSSE's pin levels, read back what they pull."""
 
     def __init__(self, slaves: dict[int, Any]) -> None:
         self.slaves = slaves
-        self.pending = bytearray()
-        self.low_out = SCL | SDA_O
-        self.low_dir = SCL | SDA_O
-        self.high = 0
-        self._reset_transaction()
+        self.scl = 1
+        self.sda = 1
+        self.slave_sda = 1
+        self.pointer = 0
         self.transactions: list[tuple[int, str, bytes]] = []
+        self._idle()
 
-    def _reset_transaction(self) -> None:
-        self.in_transaction = False
+    def _idle(self) -> None:
+        self.phase = "idle"  # idle, byte_in, ack_out, byte_out, ack_in, done
+        self.bits = 0
+        self.count = 0
         self.address: int | None = None
         self.reading = False
-        self.acked = False
         self.written = bytearray()
-        self.pointer = 0
-        self.read_buffer = b""
+        self.out_bytes = b""
+        self.acked = False
 
-    @property
-    def sda(self) -> int:
-        driven = (self.low_out & SDA_O) if self.low_dir & SDA_O else SDA_O
-        return 1 if driven else 0
+    def pulls(self) -> int:
+        """ADBUS lines the slaves pull low (0 bits), as a mask to AND with the pins."""
+        return 0xFF if self.slave_sda else 0xFF & ~(SDA_O | SDA_I)
 
-    def feed(self, data: bytes) -> bytes:
-        """Take command bytes; return the replies of every complete command."""
-        self.pending += data
-        out = bytearray()
-        buf = self.pending
-        pos = 0
-        while pos < len(buf):
-            op = buf[pos]
-            if op in (0x11, 0x20):
-                if pos + 3 > len(buf):
-                    break
-                n = buf[pos + 1] | buf[pos + 2] << 8
-                n += 1
-                if op == 0x11:
-                    if pos + 3 + n > len(buf):
-                        break
-                    for byte in buf[pos + 3 : pos + 3 + n]:
-                        self._master_byte(byte)
-                    pos += 3 + n
-                else:
-                    out += bytes(self._slave_byte() for _ in range(n))
-                    pos += 3
-                continue
-            size = _ACCEPTED.get(op)
-            if size is None:
-                out += bytes((0xFA, op))
-                pos += 1
-                continue
-            if pos + size > len(buf):
-                break
-            out += self._simple(op, bytes(buf[pos + 1 : pos + size]))
-            pos += size
-        del buf[:pos]
-        return bytes(out)
-
-    def _simple(self, op: int, args: bytes) -> bytes:
-        if op == 0x80:
-            self._set_low(args[0], args[1])
-        elif op == 0x82:
-            self.high = args[0]
-        elif op == 0x81:
-            level = self.low_out & ~SDA_I
-            return bytes((level | (SDA_I if self.sda else 0),))
-        elif op == 0x83:
-            return bytes((self.high,))
-        elif op == 0x22:  # the ACK bit after a byte the master wrote
-            return bytes((0 if self.acked else 1,))
-        elif op == 0x13 and args[1] & 0x80:  # master NACK: the read ends
-            self.read_buffer = b""
-        return b""
-
-    def _set_low(self, value: int, direction: int) -> None:
-        before_sda, before_scl = self.sda, bool(self.low_out & SCL)
-        self.low_out, self.low_dir = value, direction
-        if before_scl and self.low_out & SCL:
-            if before_sda and not self.sda:
+    def update(self, pins: int) -> None:
+        """The MPSSE's ADBUS levels changed (undriven pins at 1): play the protocol."""
+        scl = pins & SCL
+        sda = int(bool(pins & SDA_O) and bool(pins & SDA_I) and self.slave_sda)
+        was_scl, was_sda = self.scl, self.sda
+        self.scl, self.sda = scl, sda
+        if scl and was_scl:
+            if was_sda and not sda:
                 self._start()
-            elif not before_sda and self.sda:
+            elif sda and not was_sda:
                 self._stop()
+        elif scl and not was_scl:
+            self._rising(sda)
+        elif was_scl and not scl:
+            self._falling()
+
+    # ------------------------------------------------------------ protocol
 
     def _start(self) -> None:
-        if self.in_transaction:
-            self._finish()
-        pointer = self.pointer
-        self._reset_transaction()
-        self.pointer = pointer
-        self.in_transaction = True
+        self._finish()
+        self._idle()
+        self.slave_sda = 1
+        self.phase = "byte_in"
 
     def _stop(self) -> None:
-        if self.in_transaction:
-            self._finish()
-        self._reset_transaction()
+        self._finish()
+        self._idle()
+        self.slave_sda = 1
+
+    def _rising(self, sda: int) -> None:
+        if self.phase == "byte_in":
+            self.bits = (self.bits << 1 | sda) & 0xFF
+            self.count += 1
+        elif self.phase == "ack_in":
+            self.acked = not sda  # the master's ACK (0) asks for another byte
+
+    def _falling(self) -> None:
+        if self.phase == "byte_in" and self.count == 8:
+            self._byte_received(self.bits)
+        elif self.phase == "ack_out":
+            self.slave_sda = 1
+            if self.acked and self.reading:
+                self._next_out_byte()
+            else:
+                self.phase = "byte_in" if self.acked else "done"
+                self.count = 0
+        elif self.phase == "byte_out":
+            self.count += 1
+            if self.count == 8:
+                self.slave_sda = 1
+                self.phase = "ack_in"
+            else:
+                self.slave_sda = (self.out_bytes[0] >> (7 - self.count)) & 1
+        elif self.phase == "ack_in":
+            self.out_bytes = self.out_bytes[1:]
+            if self.acked:
+                self._next_out_byte()
+            else:
+                self.phase = "done"
+
+    def _byte_received(self, byte: int) -> None:
+        if self.address is None:
+            self.address, self.reading = byte >> 1, bool(byte & 1)
+            self.acked = self.address in self.slaves
+            if self.acked and self.reading:
+                device = self.slaves[self.address]
+                self.out_bytes = bytes(device.read_from(self.pointer, READ_AHEAD))
+                self.transactions.append((self.address, "read", bytes((self.pointer,))))
+        else:
+            self.acked = self.address in self.slaves and not self.reading
+            if self.acked:
+                self.written.append(byte)
+        self.phase = "ack_out"
+        self.slave_sda = 0 if self.acked else 1
+
+    def _next_out_byte(self) -> None:
+        if not self.out_bytes:
+            self.out_bytes = b"\xff"  # past the fetched bytes the bus floats high
+        self.phase = "byte_out"
+        self.count = 0
+        self.slave_sda = self.out_bytes[0] >> 7
 
     def _finish(self) -> None:
         if self.address is None or self.address not in self.slaves:
@@ -132,21 +139,3 @@ class MpsseI2cEngine:
             if len(self.written) > 1:
                 self.slaves[self.address].write_to(self.pointer, bytes(self.written[1:]))
             self.transactions.append((self.address, "write", bytes(self.written)))
-
-    def _master_byte(self, byte: int) -> None:
-        if self.address is None:
-            self.address, self.reading = byte >> 1, bool(byte & 1)
-            self.acked = self.address in self.slaves
-            if self.acked and self.reading:
-                self.read_buffer = bytes(self.slaves[self.address].read_from(self.pointer, 4))
-                self.transactions.append((self.address, "read", bytes((self.pointer,))))
-            return
-        self.acked = self.address in self.slaves and not self.reading
-        if self.acked:
-            self.written.append(byte)
-
-    def _slave_byte(self) -> int:
-        if not self.read_buffer:
-            return 0xFF
-        byte, self.read_buffer = self.read_buffer[0], self.read_buffer[1:]
-        return byte
