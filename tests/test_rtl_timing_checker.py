@@ -15,11 +15,6 @@ from __future__ import annotations
 import pytest
 from nandlab.onfi_spec.sdr_timing import sdr
 from nandlab.vchip.pin_timing import (
-    T_AR,
-    T_CH,
-    T_CLH,
-    T_CLR,
-    T_RR,
     check_edges,
 )
 
@@ -133,11 +128,11 @@ class Wave:
 
     def ready(self) -> Wave:
         """Wait for R/B# high, then tRR."""
-        return self.after("tRR", self.rb_rise, T_RR[self.mode])
+        return self.after("tRR", self.rb_rise, sdr(self.mode).tRR)
 
     def deselect(self) -> Wave:
         self.edges.append(
-            (self.we_rise + self.v("tCH", T_CH[self.mode]) * PS, "ce_n", 1)
+            (self.we_rise + self.v("tCH", sdr(self.mode).tCH) * PS, "ce_n", 1)
         )
         return self
 
@@ -154,7 +149,7 @@ def session(w: Wave) -> Wave:
     w.cmd(0x80).addr(0, 0, 1, 0, 0).release().to_data_in("tADL").din(8).cmd(0x10)
     w.busy(5000).after("tWB", w.we_rise).cmd(0x70).release().whr().dout(1).rhw().ready()
     w.cmd(0x00).addr(0, 0, 1, 0, 0).cmd(0x30).release().busy(3000)
-    w.after("tCLR", w.we_rise, max(T_CLR[m], T_AR[m])).ready().dout(8).rhw()
+    w.after("tCLR", w.we_rise, max(sdr(m).tCLR, sdr(m).tAR)).ready().dout(8).rhw()
     w.cmd(0x05).addr(4, 0).cmd(0xE0).release().after("tCCS", w.we_rise).dout(2).rhw()
     w.cmd(0x85).addr(2, 0).release().to_data_in("tCCS").din(2).cmd(0x10)
     w.deselect()
@@ -192,16 +187,18 @@ CHECKED = [
 
 # moving one edge early also shortens what is measured to that edge when it sat
 # at its minimum: the first WE# rise (tWP short) comes 1 ns sooner after CE#,
-# CLE and ALE; the builder moves CLE and ALE together (tCLS / tALS short)
-ALSO_SHORTENED = {"tWP": {"tCS", "tCLS", "tALS"}, "tCLS": {"tALS"}, "tALS": {"tCLS"}}
+# CLE and ALE; the builder moves CLE and ALE together (tCLS / tALS short); the
+# controller drives DQ at the WE# fall, so tRHW at its minimum is also tRHZ's
+ALSO_SHORTENED = {"tWP": {"tCS", "tCLS", "tALS"}, "tCLS": {"tALS"}, "tALS": {"tCLS"},
+                  "tRHW": {"tRHZ"}}
 
 
 def _required(mode: int, param: str) -> int:
     extra = {
-        "tCLH": T_CLH[mode],
-        "tALH": T_CLH[mode],
-        "tCH": T_CH[mode],
-        "tRR": T_RR[mode],
+        "tCLH": sdr(mode).tCLH,
+        "tALH": sdr(mode).tCLH,
+        "tCH": sdr(mode).tCH,
+        "tRR": sdr(mode).tRR,
     }
     return extra.get(param, getattr(sdr(mode), param, 0))
 

@@ -290,7 +290,7 @@ class OnfiPins:
         lim = self.checker.limits
         self._dq_byte, self._dq_rise_ps = byte, None
         self._dq_task = cocotb.start_soon(
-            self._drive_dq(t, byte, lim.tRLOH * PS, lim.sdr.tREA * PS)
+            self._drive_dq(t, byte, lim.tRLOH * PS, lim.tREA * PS)
         )
 
     def _hold_after_rise(self, t: int) -> None:
