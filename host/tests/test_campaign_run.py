@@ -157,7 +157,7 @@ def test_export_round_trips_and_report(campaign: Path, tmp_path: Path) -> None:
     table = run_table(result.run_dir)
     assert table.num_rows > 0
     for fmt in ("parquet", "csv", "hdf5"):
-        path = export(result.run_dir, fmt, tmp_path / f"out.{ {'hdf5': 'h5'}.get(fmt, fmt) }")
+        path = export(result.run_dir, fmt, tmp_path / f"out.{ {'hdf5': 'h5'}.get(fmt, fmt) }").path
         assert read_export(path).equals(table), fmt
     summary, plots = report(result.run_dir)
     text = summary.read_text()

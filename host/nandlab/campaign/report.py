@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -13,11 +14,12 @@ from typing import Any
 import numpy as np
 
 from nandlab.analysis import BitErrors, pool_bit_errors
+from nandlab.campaign.export import require_finished
 from nandlab.campaign.runner import read_meta
 from nandlab.campaign.schema import parse_campaign
-from nandlab.dataset.columns import PLOTS, SUMMARY
+from nandlab.dataset.columns import PARTIAL_REPORT, PLOTS, SUMMARY
 from nandlab.dataset.plots import bars, rber_vs_pec, rber_vs_retention, vth_histograms
-from nandlab.dataset.store import RunStore
+from nandlab.dataset.store import RunStore, verify_dataset
 from nandlab.dataset.summary import (
     _md_table,
     latency_markdown,
@@ -140,11 +142,22 @@ _COMPUTE_COLUMNS: list[Column] = [
 ]
 
 
-def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
-    """Write summary.md and plots/*.png of a run (complete or not); returns their paths."""
+def report(
+    run_dir: str | Path, out: str | Path | None = None, *, partial: bool = False
+) -> tuple[Path, list[Path]]:
+    """Write summary.md and plots/*.png of a run into `out` (default: the run folder, or its
+    partial-report/ folder for an unfinished run, which needs `partial`); their paths.
+
+    The run is only read (its store opened read-only), so an archived read-only run works
+    with an `out` elsewhere."""
     run = Path(run_dir)
     meta = read_meta(run)
-    store = RunStore(run)
+    unfinished = require_finished(run, meta, partial)
+    verify_dataset(run, meta)
+    folder = Path(out) if out is not None else run / PARTIAL_REPORT if unfinished else run
+    if out is None and not os.access(run, os.W_OK):
+        raise UsageError(f"run folder {run} is read-only: give --out DIR for the report")
+    store = RunStore(run, readonly=True)
     try:
         rows = store.rows()
         n_units, chip_ns, wall = store.totals()
@@ -157,6 +170,8 @@ def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
         f"chips: {', '.join(c['unique_id'] for c in meta['chips'])}; blocks {meta['blocks']}",
         f"chip time {chip_ns / 1e9:.4g} s over {wall:.3g} s of unit wall time",
     ]
+    if unfinished:
+        notes.insert(0, f"**partial**: the rows of {n_units} committed units, the run unfinished")
     text = summary_markdown({**meta, "command": f"campaign {meta['campaign']}"}, [], notes)
     parts = [text.rstrip().replace("- measurement rows: 0", f"- measurement rows: {len(rows)}")]
     rber = rber_by_condition(rows)
@@ -221,14 +236,16 @@ def report(run_dir: str | Path) -> tuple[Path, list[Path]]:
             f"Wear fast-forwarded on the virtual die (all but the last cycle) for P/E "
             f"{ff}; the dataset's fast_forwarded column says so per row.",
         ]
-    summary = run / SUMMARY
+    summary = folder / SUMMARY
     write_atomic(summary, ("\n".join(parts) + "\n").encode())
-    return summary, _plots(run / PLOTS, rows, rber, stats, meta) + _compute_plots(
-        run / PLOTS, compute, meta
-    ) + analysis_report(run, meta, rows)
+    return summary, _plots(folder / PLOTS, rows, rber, stats, meta) + _compute_plots(
+        folder / PLOTS, compute, meta
+    ) + analysis_report(folder, meta, rows)
 
 
-def analysis_report(run: Path, meta: Mapping[str, Any], rows: list[dict[str, Any]]) -> list[Path]:
+def analysis_report(
+    folder: Path, meta: Mapping[str, Any], rows: list[dict[str, Any]]
+) -> list[Path]:
     """Run the campaign file's `analysis:` module, if it names one: report.md, and its plots.
 
     The module (a paper reproduction's tables and figures) defines
@@ -249,10 +266,10 @@ def analysis_report(run: Path, meta: Mapping[str, Any], rows: list[dict[str, Any
     sys.modules[module_name] = module  # dataclasses and pickling look their module up there
     spec.loader.exec_module(module)
     try:
-        text, plots = module.report(rows, dict(meta), run / PLOTS)
+        text, plots = module.report(rows, dict(meta), folder / PLOTS)
     except ValueError as exc:  # the analysis found nothing of its figures in the rows
         raise UsageError(f"the campaign's analysis {path}: {exc}") from None
-    write_atomic(run / REPORT, text.encode())
+    write_atomic(folder / REPORT, text.encode())
     return list(plots)
 
 

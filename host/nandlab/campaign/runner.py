@@ -25,7 +25,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import nandlab
 from nandlab.campaign.bench_session import BenchSession, Opener
 from nandlab.campaign.blocks import choose_blocks
 from nandlab.campaign.schema import (
@@ -39,7 +38,8 @@ from nandlab.campaign.steps import BlockState, Context, apply, check_bench, exec
 from nandlab.campaign.sweep import Plan, expand
 from nandlab.characterize.progress import ProgressFn, no_progress
 from nandlab.dataset.columns import RUN_JSON, utc_now
-from nandlab.dataset.store import RunStore, write_parquet
+from nandlab.dataset.provenance import provenance
+from nandlab.dataset.store import RunStore, finish_dataset
 from nandlab.errors import ChipStatusFail, NandlabError, UsageError
 from nandlab.ledger import Ledger
 from nandlab.paths import write_atomic
@@ -276,7 +276,7 @@ def _start(
             "busy_source": snapshot["busy_source"],
             "units": len(plan.units),
             "unit_seeds": "sha256(campaign seed / unit key), first 63 bits",
-            "nandlab_version": nandlab.__version__,
+            **provenance(),
             "start_utc": utc_now(),
             "stop_utc": None,
             "status": "running",
@@ -343,6 +343,7 @@ def resume_run(
     for uid in ids.values():
         ledger.run_started(uid, meta["run_id"], meta["campaign"], str(run.resolve()))
     meta["status"] = "running"
+    meta.update({k: v for k, v in provenance().items() if k in ("pid", "host")})
     meta.setdefault("resumed_utc", []).append(utc_now())
     assert session.bench is not None
     # the bench may have changed in between (another instrument, a reloaded bitstream)
@@ -462,10 +463,11 @@ def _run_units(
     session.close()
     n, chip_ns, wall = store.totals()
     store.close()
-    write_parquet(run_dir)
+    dataset = finish_dataset(run_dir)
     session.prune(None)
     meta.update(
         status="complete",
+        dataset=dataset,
         stop_utc=utc_now(),
         failed_unit=None,
         error=None,

@@ -69,14 +69,30 @@ def resume(run_dir: Path, no_progress: bool, as_json: bool) -> None:
     _finish(result, as_json)
 
 
+PARTIAL = click.option(
+    "--partial",
+    is_flag=True,
+    help="Use the rows committed so far of a run that is running or stopped.",
+)
+
+
 @click.command("report")
 @RUN_DIR
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for summary.md and plots/ (default: RUN_DIR; RUN_DIR/partial-report for "
+    "--partial). The run itself is only read.",
+)
+@PARTIAL
 @json_option
-def report(run_dir: Path, as_json: bool) -> None:
+def report(run_dir: Path, out: Path | None, partial: bool, as_json: bool) -> None:
     """Write summary.md and plots/*.png of a run."""
     from nandlab.campaign.report import report as make_report
 
-    summary, plots = make_report(run_dir)
+    summary, plots = make_report(run_dir, out, partial=partial)
     if as_json:
         print_json({"summary": str(summary), "plots": [str(p) for p in plots]})
         return
@@ -97,18 +113,38 @@ def report(run_dir: Path, as_json: bool) -> None:
     "out",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Output file (default: RUN_DIR/measurements.<ext>).",
+    help="Output file, a new one (default: RUN_DIR/export/measurements.<ext>).",
+)
+@PARTIAL
+@click.option(
+    "--rebuild",
+    is_flag=True,
+    help="Rewrite a complete run's measurements.parquet from run.sqlite (when it is damaged).",
 )
 @json_option
-def export(run_dir: Path, fmt: str, out: Path | None, as_json: bool) -> None:
-    """Export a run's measurement rows as Parquet, CSV or HDF5."""
-    from nandlab.campaign.export import export as do_export
+def export(
+    run_dir: Path, fmt: str, out: Path | None, partial: bool, rebuild: bool, as_json: bool
+) -> None:
+    """Export a run's measurement rows as Parquet, CSV or HDF5 into a new file (with a
+    .sha256 beside it); never over the run's own files, never fewer rows than it holds."""
+    from nandlab.campaign import export as exporting
 
-    path = do_export(run_dir, fmt, out)
+    if rebuild:
+        path = exporting.rebuild(run_dir)
+        if as_json:
+            print_json({"path": str(path), "rebuilt": True})
+        else:
+            click.echo(f"rebuilt {path} from the run store")
+        return
+    done = exporting.export(run_dir, fmt, out, partial=partial)
     if as_json:
-        print_json({"path": str(path), "format": fmt})
-    else:
-        click.echo(f"wrote {path}")
+        print_json(
+            {"path": str(done.path), "format": fmt, "rows": done.rows, "partial": done.partial}
+        )
+        return
+    click.echo(f"wrote {done.path} ({done.rows} rows)")
+    if done.partial:
+        click.echo("partial: the run is unfinished; these are the rows committed so far")
 
 
 @click.command("ledger")

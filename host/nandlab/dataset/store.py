@@ -3,23 +3,45 @@
 `run.sqlite` holds the units done (key, seed, die checkpoint, chip time)
 and their rows; a unit's rows and its "done" mark are committed together,
 so a kill at any moment loses at most the unit in flight and never leaves
-half a unit. `measurements.parquet` is written from it (rows in unit order).
+half a unit. When the run completes, `finish_dataset` writes
+`measurements.parquet` from it (rows in unit order) and returns the file's
+checksum for run.json.
+
+Readers (`export`, `report`, `load_run`, `runs`) open the store read-only
+(`RunStore(..., readonly=True)`): no journal is created, so they work on an
+archived, read-only run folder.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
 import sqlite3
+import tempfile
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
-from nandlab.dataset.columns import PARQUET, check_row, json_default, rows_to_table, utc_now
+from nandlab.dataset.columns import (
+    PARQUET,
+    PARTIAL_REPORT,
+    RUN_JSON,
+    check_row,
+    json_default,
+    rows_to_table,
+    utc_now,
+)
 from nandlab.dataset.sqlite import open_wal, transaction
+from nandlab.errors import DamagedFileError, UsageError
+from nandlab.paths import file_mode
 
 STORE = "run.sqlite"
 SCHEMA = """
@@ -42,15 +64,57 @@ class DoneUnit:
     wall_s: float
 
 
-class RunStore:
-    """The SQLite file of one run directory."""
+def _damaged(path: Path, exc: Exception) -> DamagedFileError:
+    return DamagedFileError(
+        f"{path} is damaged ({exc}): the rows of a complete run are also in "
+        f"{PARQUET} (nandlab.dataset.load_run reads it); otherwise restore the run folder "
+        "from a backup"
+    )
 
-    def __init__(self, run_dir: str | Path) -> None:
+
+def _open_readonly(path: Path) -> tuple[sqlite3.Connection, Path | None]:
+    """Open the store for reading without creating a -wal or -shm file.
+
+    A store closed cleanly has no -wal file: it opens immutable (no locks, no journal). One
+    still being written, or left by a kill, has committed rows in its -wal: it opens
+    read-only beside it, or, when that needs files the folder cannot take, as a private
+    copy (returned as the second value, to delete on close)."""
+    if not path.is_file():
+        raise UsageError(f"{path.parent} has no {STORE}: it is not a campaign run folder")
+    uri = "file:" + urllib.parse.quote(str(path.resolve()))
+    wal = path.with_name(path.name + "-wal")
+    if not wal.exists():
+        return sqlite3.connect(uri + "?immutable=1", uri=True), None
+    try:
+        db = sqlite3.connect(uri + "?mode=ro", uri=True)
+        db.execute("SELECT COUNT(*) FROM units").fetchone()
+        return db, None
+    except sqlite3.OperationalError:
+        copy = Path(tempfile.mkdtemp(prefix="nandlab-store-"))
+        shutil.copyfile(path, copy / STORE)
+        shutil.copyfile(wal, copy / wal.name)
+        return sqlite3.connect(copy / STORE), copy
+
+
+class RunStore:
+    """The SQLite file of one run directory (`readonly`: for readers of a run)."""
+
+    def __init__(self, run_dir: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(run_dir) / STORE
-        self._db = open_wal(self.path, SCHEMA)
+        self._copy: Path | None = None
+        try:
+            if readonly:
+                self._db, self._copy = _open_readonly(self.path)
+                self._db.execute("SELECT COUNT(*) FROM units, rows LIMIT 1").fetchone()
+            else:
+                self._db = open_wal(self.path, SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
 
     def close(self) -> None:
         self._db.close()
+        if self._copy is not None:
+            shutil.rmtree(self._copy, ignore_errors=True)
 
     def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
         return transaction(self._db)
@@ -92,11 +156,22 @@ class RunStore:
         ).fetchone()
         return None if row is None else str(row[0])
 
-    def rows(self) -> list[dict[str, Any]]:
-        """Every row, in unit order then measuring order."""
-        return [
-            json.loads(d) for (d,) in self._db.execute("SELECT data FROM rows ORDER BY unit_idx, n")
-        ]
+    def rows(self, *, bookkeeping: bool = False) -> list[dict[str, Any]]:
+        """Every row as a step measured it, in unit order then measuring order; with
+        `bookkeeping`, also its unit's index and commit time (`unit_idx`, `time_utc`)."""
+        try:
+            return [
+                {**json.loads(d), **({"unit_idx": i, "time_utc": t} if bookkeeping else {})}
+                for d, i, t in self._db.execute(
+                    "SELECT rows.data, rows.unit_idx, units.finished FROM rows "
+                    "JOIN units ON units.idx = rows.unit_idx ORDER BY rows.unit_idx, rows.n"
+                )
+            ]
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            raise _damaged(self.path, exc) from None
+
+    def row_count(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM rows").fetchone()[0])
 
     def totals(self) -> tuple[int, int, float]:
         """(units, chip time ns, wall s) of the committed units."""
@@ -106,15 +181,90 @@ class RunStore:
         return int(n), int(t), float(w)
 
 
-def write_parquet(run_dir: str | Path) -> Path:
-    """(Re)write measurements.parquet from run.sqlite atomically."""
-    run = Path(run_dir)
-    store = RunStore(run)
+def run_id_of(run_dir: Path) -> str:
+    """The run id run.json records (the folder name for a run.json without one)."""
     try:
-        table = rows_to_table(store.rows())
+        meta = json.loads((run_dir / RUN_JSON).read_text())
+    except (OSError, ValueError) as exc:
+        raise DamagedFileError(f"{run_dir / RUN_JSON} cannot be read: {exc}") from None
+    return str(meta.get("run_id") or run_dir.name)
+
+
+def store_table(run_dir: str | Path) -> pa.Table:
+    """Every committed row of a run (complete or not), read from its store read-only."""
+    run = Path(run_dir)
+    store = RunStore(run, readonly=True)
+    try:
+        return rows_to_table(store.rows(bookkeeping=True), run_id_of(run))
     finally:
         store.close()
-    tmp = run / f".{PARQUET}.tmp"
-    pq.write_table(table, tmp)
-    tmp.replace(run / PARQUET)
-    return run / PARQUET
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file, hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def finish_dataset(run_dir: str | Path) -> dict[str, Any]:
+    """Write measurements.parquet of a completed run from run.sqlite (atomically) and return
+    what run.json records of it: file, rows, bytes and sha256. A partial report made while
+    the run was unfinished goes: it describes rows the run has outgrown."""
+    run = Path(run_dir)
+    shutil.rmtree(run / PARTIAL_REPORT, ignore_errors=True)
+    table = store_table(run)
+    path = run / PARQUET
+    write_table_atomic(table, path)
+    return {
+        "file": PARQUET,
+        "rows": table.num_rows,
+        "bytes": path.stat().st_size,
+        "sha256": file_digest(path),
+    }
+
+
+def write_table_atomic(table: pa.Table, path: Path) -> None:
+    """Write a Parquet file through a temp file in its folder, fsync'd, then renamed."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        pq.write_table(table, tmp)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        tmp.chmod(file_mode())
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def verify_dataset(run_dir: Path, meta: Mapping[str, Any]) -> None:
+    """Check measurements.parquet of a complete run against the checksum in run.json;
+    DamagedFileError naming the file and the fix when it is missing or differs."""
+    entry = meta.get("dataset")
+    if not isinstance(entry, Mapping):
+        return  # a run that has not completed, or one older than the checksums
+    path = run_dir / str(entry.get("file", PARQUET))
+    fix = (
+        f"rebuild it from {STORE} with: nandlab export {run_dir} --rebuild "
+        "(the rows of every committed unit are there)"
+    )
+    if not path.is_file():
+        raise DamagedFileError(f"{path} is missing: {fix}")
+    if file_digest(path) != entry.get("sha256"):
+        raise DamagedFileError(f"{path} is damaged (its sha256 differs from run.json's): {fix}")
+
+
+def sidecar(path: Path) -> Path:
+    """The `<file>.sha256` beside an exported file (sha256sum format)."""
+    return path.with_name(path.name + ".sha256")
+
+
+def check_sidecar(path: Path) -> None:
+    """DamagedFileError when `path` has a .sha256 file and its content no longer matches."""
+    side = sidecar(path)
+    if side.exists() and side.read_text().split(" ", 1)[0] != file_digest(path):
+        raise DamagedFileError(
+            f"{path} is damaged (its sha256 differs from {side.name}): export it again"
+        )

@@ -1,0 +1,56 @@
+"""`load_run`: a run's measurement rows as a pandas DataFrame.
+
+    from nandlab.dataset import load_run
+    df = load_run("runs/demo-20261125T151622Z")
+    df.groupby("pec")[["errors_0to1", "errors_1to0", "bits"]].sum()
+
+Columns keep their arrow types (pandas ArrowDtype): integer columns with
+gaps stay integers (a 64-bit seed keeps every digit), lists stay lists,
+`time_utc` is a UTC timestamp. Each column's unit and meaning are in
+`df.attrs["units"]` / `df.attrs["descriptions"]` (the data dictionary).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from nandlab.dataset.columns import DICTIONARY, PARQUET, RUN_JSON
+from nandlab.dataset.store import check_sidecar, store_table, verify_dataset
+from nandlab.errors import DamagedFileError, UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def run_arrow(path: str | Path) -> pa.Table:
+    """The rows of a run folder (complete: its verified measurements.parquet; unfinished:
+    the rows committed so far, from its store) or of a Parquet file nandlab wrote."""
+    p = Path(path)
+    if p.is_file():
+        check_sidecar(p)
+        return pq.read_table(p)
+    if not (p / RUN_JSON).is_file():
+        raise UsageError(f"{p} is neither a run folder (no {RUN_JSON}) nor a Parquet file")
+    try:
+        meta = json.loads((p / RUN_JSON).read_text())
+    except (OSError, ValueError) as exc:
+        raise DamagedFileError(f"{p / RUN_JSON} cannot be read: {exc}") from None
+    if meta.get("status") == "complete" and isinstance(meta.get("dataset"), dict):
+        verify_dataset(p, meta)
+        return pq.read_table(p / PARQUET)
+    return store_table(p)
+
+
+def load_run(path: str | Path) -> pd.DataFrame:
+    """The run's rows (see `run_arrow`) as a DataFrame with pyarrow-backed dtypes."""
+    import pandas as pd
+
+    df = run_arrow(path).to_pandas(types_mapper=pd.ArrowDtype)
+    df.attrs["units"] = {c.name: c.unit for c in DICTIONARY}
+    df.attrs["descriptions"] = {c.name: c.meaning for c in DICTIONARY}
+    return df
