@@ -13,9 +13,14 @@ Mode = Literal["native", "slc"]
 
 
 class Strict(BaseModel):
-    """A campaign model: unknown fields are errors, values are frozen."""
+    """A campaign model: unknown fields are errors, values are frozen, floats are finite
+    (a YAML .nan or .inf, or a number too large for a float, is an error naming the field)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+MAX_WLS = 65536
+"""Longest WL list: more than any part's WLs per block, small enough to build."""
 
 
 def parse_wl_list(value: Any) -> list[int]:
@@ -28,8 +33,10 @@ def parse_wl_list(value: Any) -> list[int]:
         out: list[int] = []
         for part in value.split(","):
             a, _, b = part.strip().partition("-")
-            if not a.isdigit() or (b and not b.isdigit()):
+            if not a.isdigit() or (b and not b.isdigit()) or len(a) > 9 or len(b) > 9:
                 raise ValueError(f"'{value}' is not a WL list: use e.g. 0-7 or 0-3,8 or [0, 1]")
+            if len(out) + int(b or a) - int(a) + 1 > MAX_WLS:
+                raise ValueError(f"'{value}' lists more than {MAX_WLS} WLs")
             out.extend(range(int(a), int(b or a) + 1))
         if out:
             return out

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from nandlab.errors import UsageError
+from nandlab.yamlfile import compose_bounded, construct, safe_loader
 
 Path_ = tuple[str | int, ...]
 
@@ -50,39 +51,33 @@ def field_name(path: Path_) -> str:
 
 
 def load_marked(text: str, name: str) -> tuple[Any, Marks]:
-    """Parse one YAML document; CampaignFileError (with file:line) for a syntax error."""
+    """Parse one YAML document; CampaignFileError (with file:line) for a syntax error or a
+    document beyond the bounds (size, depth, aliases)."""
     marks = Marks(name)
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise CampaignFileError(f"{name}:{line}: not valid YAML: {problem}") from None
+    node = compose_bounded(text, name, CampaignFileError)
     if node is None:
         raise CampaignFileError(f"{name}:1: the file is empty: a campaign needs name, bench, steps")
-    constructor = yaml.SafeLoader("")
-    return _build(node, (), marks, constructor), marks
+    return _build(node, (), marks, safe_loader()), marks
 
 
 def _build(node: yaml.Node, path: Path_, marks: Marks, ctor: yaml.SafeLoader) -> Any:
-    marks.lines[path] = node.start_mark.line + 1
+    line = node.start_mark.line + 1
+    marks.lines[path] = line
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = ctor.construct_object(key_node, deep=True)
+            key_line = key_node.start_mark.line + 1
+            key = construct(key_node, f"{marks.file}:{key_line}", CampaignFileError, ctor)
             if not isinstance(key, str | int):
                 raise CampaignFileError(
-                    f"{marks.file}:{key_node.start_mark.line + 1}: keys must be names, "
-                    f"not {type(key).__name__}"
+                    f"{marks.file}:{key_line}: keys must be names, not {type(key).__name__}"
                 )
             if key in out:
                 raise CampaignFileError(
-                    f"{marks.file}:{key_node.start_mark.line + 1}: "
-                    f"{field_name((*path, key))} is given twice"
+                    f"{marks.file}:{key_line}: {field_name((*path, key))} is given twice"
                 )
             out[key] = _build(value_node, (*path, key), marks, ctor)
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_build(v, (*path, i), marks, ctor) for i, v in enumerate(node.value)]
-    return ctor.construct_object(node, deep=True)
+    return construct(node, f"{marks.file}:{line}: {field_name(path)}", CampaignFileError, ctor)

@@ -17,6 +17,7 @@ from nandlab.errors import UsageError
 
 BOLTZMANN_EV_PER_K = 8.617333262e-5
 HOURS_PER_UNIT = {"y": 8760.0, "mo": 730.0, "w": 168.0, "d": 24.0, "h": 1.0}
+MAX_AGE_H = 1000 * 8760.0
 RETENTION_FORM = (
     "AGE@TEMP with AGE a number and a unit y, mo, w, d or h and TEMP in degrees C, "
     "e.g. 1y@30C, 6mo@30C, 3d@85C"
@@ -44,6 +45,8 @@ def parse_retention(text: str) -> Retention:
         raise UsageError(f"retention '{text}' is malformed: use {RETENTION_FORM}")
     unit = match["unit"].lower()
     age_h = float(match["age"]) * HOURS_PER_UNIT[unit]
+    if not age_h <= MAX_AGE_H:  # also a number of hundreds of digits (inf as a float)
+        raise UsageError(f"retention '{text}': the age is over {MAX_AGE_H / 8760:.0f} years")
     temp_C = float(match["temp"])
     if temp_C <= -273.15 or temp_C > 300:
         raise UsageError(f"retention temperature {temp_C} C is outside -273..300 C")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from nandlab.errors import ProfileError
 from nandlab.profiles.model import Profile
-from nandlab.yamlfile import parse_yaml_model
+from nandlab.yamlfile import parse_yaml_model, read_text_file
 
 _BUILTIN_PACKAGE = "nandlab.profiles.builtin"
 
@@ -42,7 +42,7 @@ def load_profile(name_or_path: str | Path) -> Profile:
     if path.suffix in (".yaml", ".yml") or path.exists():
         if not path.is_file():
             raise ProfileError(f"profile file {path} does not exist")
-        return parse_profile(path.read_text(), str(path))
+        return parse_profile(read_text_file(path, "profile file", ProfileError), str(path))
     raise ProfileError(
         f"unknown chip profile '{key}': use one of {', '.join(builtin_names())} "
         "or a path to a profile YAML file"

@@ -70,9 +70,13 @@ def spec_bytes(spec: str, nbytes: int, block: int, page: int) -> bytes:
     kind, _, arg = spec.partition(":")
     if kind == "random":
         try:
-            seed = int(arg, 0)
+            seed = int(arg, 0) if len(arg) <= 20 else -1
         except ValueError:
-            raise UsageError(f"operand data {spec!r}: random needs a seed, e.g. random:1") from None
+            seed = -1
+        if not 0 <= seed < 2**63:
+            raise UsageError(
+                f"operand data {spec!r}: random needs a seed in 0..2^63-1, e.g. random:1"
+            )
         return page_pattern("random", nbytes, seed=seed, block=0, page=0)
     if kind in ("zeros", "ones", "checker") and not arg:
         return page_pattern(kind, nbytes, block=block, page=page, wl=0)

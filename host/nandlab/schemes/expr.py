@@ -15,6 +15,11 @@ Names are letters, digits and ``_`` (not starting with a digit). A name
 followed by ``(`` is a function. Errors are `ExprError`, which names the
 0-based position and shows a caret under it.
 
+The parser is bounded, so any text ends in a tree or an `ExprError`: at most
+`MAX_CHARS` characters, `MAX_DEPTH` levels of nesting (parentheses, ``~`` and
+functions) and `MAX_OPERANDS` operands, a range counted before it is expanded
+(``AND(A1..A999999999999)`` is refused without building a list).
+
 Example::
 
     parse("(A | B) & ~C")          # And(Or(A, B), Not(C))
@@ -29,6 +34,11 @@ from dataclasses import dataclass
 from nandlab.errors import UsageError
 
 FUNCTIONS = ("AND", "OR", "XOR", "NAND", "NOR", "XNOR", "NOT")
+MAX_CHARS = 4096
+MAX_DEPTH = 64
+"""Each level costs the recursive-descent parser (and `str`, `variables`) a few frames."""
+MAX_OPERANDS = 4096
+"""Operand occurrences, ranges expanded: far more than a block holds pages."""
 
 
 class ExprError(UsageError):
@@ -136,8 +146,22 @@ def _tokens(text: str) -> list[_Tok]:
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
+        if len(text) > MAX_CHARS:
+            raise ExprError(text[:40] + "...", 0, f"longer than {MAX_CHARS} characters")
         self.toks = _tokens(text)
         self.i = 0
+        self.depth = 0
+        self.operands = 0
+
+    def nest(self, tok: _Tok) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.error(f"nested deeper than {MAX_DEPTH} levels", tok)
+
+    def count(self, n: int, tok: _Tok) -> None:
+        self.operands += n
+        if self.operands > MAX_OPERANDS:
+            raise self.error(f"more than {MAX_OPERANDS} operands", tok)
 
     @property
     def tok(self) -> _Tok:
@@ -181,8 +205,12 @@ class _Parser:
         return self.binary("&", "and", "unary")
 
     def unary(self) -> Expr:
+        tok = self.tok
         if self.take("~"):
-            return Not(self.unary())
+            self.nest(tok)
+            e = Not(self.unary())
+            self.depth -= 1
+            return e
         return self.atom()
 
     def atom(self) -> Expr:
@@ -195,10 +223,13 @@ class _Parser:
                 raise self.error(
                     "a range A1..A9 is only allowed inside a function, e.g. AND(A1..A9)"
                 )
+            self.count(1, tok)
             return Var(tok.text)
         if self.take("("):
+            self.nest(tok)
             e = self.expr()
             self.expect(")", "')' to close the '(' opened at position " + str(tok.pos))
+            self.depth -= 1
             return e
         if tok.kind == "end":
             raise self.error("expression ends where an operand was expected")
@@ -213,6 +244,7 @@ class _Parser:
                 f"unknown function {name.text!r}: allowed {', '.join(FUNCTIONS)}", name
             )
         self.expect("(", "'('")
+        self.nest(name)
         args: list[Expr] = []
         while True:
             args.extend(self.arg())
@@ -220,6 +252,7 @@ class _Parser:
                 continue
             self.expect(")", f"',' or ')' in {func}(...)")
             break
+        self.depth -= 1
         if func == "NOT":
             if len(args) != 1:
                 raise self.error(f"NOT takes one operand, got {len(args)}", name)
@@ -254,6 +287,7 @@ class _Parser:
         lo, hi = int(a["num"]), int(b["num"])
         if hi < lo:
             raise self.error(f"range {first.text}..{last.text} counts down", first)
+        self.count(hi - lo + 1, first)
         return [f"{a['prefix']}{k}" for k in range(lo, hi + 1)]
 
 

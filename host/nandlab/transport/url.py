@@ -82,7 +82,7 @@ def query_options(url: str, query: str, allowed: frozenset[str], form: str) -> d
 def int_option(url: str, key: str, value: str, lo: int, hi: int | None, form: str) -> int:
     """An integer option in lo..hi (hi None: no upper bound); BenchURLError otherwise."""
     try:
-        number = int(value, 10)
+        number = int(value, 10) if len(value) <= 40 else None  # int() refuses > 4300 digits
     except ValueError:
         number = None
     allowed = f"{lo}..{hi}" if hi is not None else f">= {lo}"
@@ -123,7 +123,7 @@ def parse_sim_url(url: str) -> SimOptions:
         raise BenchURLError(f"bench URL '{url}': state= needs a folder; form: {SIM_FORM}")
     return SimOptions(
         profile=named[0],
-        seed=int_option(url, "seed", query.get("seed", "0"), 0, None, SIM_FORM),
+        seed=int_option(url, "seed", query.get("seed", "0"), 0, 2**63 - 1, SIM_FORM),
         dies=int_option(url, "dies", query.get("dies", "1"), 1, MAX_SIM_DIES, SIM_FORM),
         fresh=fresh == "1",
         state=Path(state).expanduser() if state else None,

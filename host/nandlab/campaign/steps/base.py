@@ -210,6 +210,11 @@ def data_spec(
     return DataSpec(pattern, unit.seed, scramble, inverse, slc, file_data)
 
 
+MAX_PATTERN_FILE = 16 << 20
+"""A pattern file fills each page from its start (repeated when shorter), so a page's worth is
+used; anything past 16 MiB (a device such as /dev/zero, a wrong file) is refused unread."""
+
+
 def load_pattern_file(ctx: Context, pattern: str) -> None:
     """Read a file: pattern (relative to the campaign file) into the context once."""
     if not pattern.startswith("file:") or pattern in ctx.files:
@@ -218,11 +223,17 @@ def load_pattern_file(ctx: Context, pattern: str) -> None:
     if not path.is_absolute() and ctx.campaign_dir is not None:
         path = ctx.campaign_dir / path
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(MAX_PATTERN_FILE + 1)
     except OSError as exc:
         raise UsageError(f"pattern {pattern}: cannot read {path}: {exc.strerror or exc}") from None
     if not data:
         raise UsageError(f"pattern {pattern}: {path} is empty")
+    if len(data) > MAX_PATTERN_FILE:
+        raise UsageError(
+            f"pattern {pattern}: {path} holds more than {MAX_PATTERN_FILE} bytes; a pattern "
+            "file needs one page of data (it is repeated to fill each page)"
+        )
     ctx.files[pattern] = data
 
 
