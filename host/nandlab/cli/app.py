@@ -9,7 +9,14 @@ from __future__ import annotations
 import click
 
 import nandlab
-from nandlab.cli import campaign_cmds, chip_cmds, compute_cmds, doctor_cmds, run_cmds
+from nandlab.cli import (
+    campaign_cmds,
+    catalog_cmds,
+    chip_cmds,
+    compute_cmds,
+    doctor_cmds,
+    run_cmds,
+)
 from nandlab.cli.common import NandlabGroup
 
 
@@ -45,6 +52,7 @@ for command in (
     campaign_cmds.rber,
     campaign_cmds.demo,
     *run_cmds.COMMANDS,
+    *catalog_cmds.COMMANDS,
     doctor_cmds.doctor,
     compute_cmds.compute,
 ):
