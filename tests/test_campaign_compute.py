@@ -13,6 +13,7 @@ CAMPAIGN = """\
 name: compute
 bench: sim://mlc-planar?seed=4
 fresh: true
+allow_test_mode: true
 seed: 3
 blocks: [40, 41]
 steps:

@@ -194,8 +194,8 @@ def test_mlc_mode_data_is_measured_by_rber_only(
 ) -> None:
     campaign = tmp_path / "c.yaml"
     campaign.write_text(
-        "name: c\nbench: sim://tlc-48l?seed=2\nfresh: true\nblocks: [20]\nsteps:\n"
-        "  - cycle: {pec: 1}\n"
+        "name: c\nbench: sim://tlc-48l?seed=2\nfresh: true\nallow_test_mode: true\n"
+        "blocks: [20]\nsteps:\n  - cycle: {pec: 1}\n"
         "  - esp_program: {wls: 0-3, mlc: true, allow_test_mode: true}\n"
         "  - measure: {what: [rber, latency]}\n"
     )

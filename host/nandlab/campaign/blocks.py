@@ -1,4 +1,5 @@
-"""Which blocks a campaign runs on, checked against the chip ledger and factory markers."""
+"""Which blocks a campaign runs on: checked against the part's geometry before any chip is
+opened (`planned_blocks`), then against the chip ledger and factory markers (`choose_blocks`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,51 @@ import numpy as np
 from nandlab.campaign.bench_session import BenchSession
 from nandlab.campaign.schema import LoadedCampaign
 from nandlab.ledger import Ledger
+
+
+def _random_order(loaded: LoadedCampaign, nblocks: int) -> list[int]:
+    r = loaded.campaign.blocks.random
+    assert r is not None
+    if not r.from_ <= r.to < nblocks:
+        raise loaded.error(("blocks", "random"), f"from..to must lie in 0..{nblocks - 1}")
+    if r.count > r.to - r.from_ + 1:
+        raise loaded.error(
+            ("blocks", "random", "count"),
+            f"{r.count} blocks asked from the {r.to - r.from_ + 1} blocks {r.from_}..{r.to}",
+        )
+    order = np.random.default_rng(r.seed).permutation(np.arange(r.from_, r.to + 1))
+    return [int(b) for b in order.tolist()]
+
+
+def planned_blocks(loaded: LoadedCampaign, nblocks: int) -> list[int]:
+    """The blocks the campaign selects on a part of `nblocks` blocks, none of them bad (a
+    random choice: the first of its seeded order); CampaignFileError for a block outside the
+    part, a block listed twice or an empty selection. Needs no chip: the geometry is the
+    datasheet's (the profile's)."""
+    spec = loaded.campaign.blocks
+    if spec.random is not None:
+        return _random_order(loaded, nblocks)[: spec.random.count]
+    where: tuple[str | int, ...]
+    if spec.range is not None:
+        r = spec.range
+        where = ("blocks", "range")
+        for name, b in (("from", r.from_), ("to", r.to)):
+            if b >= nblocks:
+                raise loaded.error(
+                    (*where, name), f"block {b} is outside the chip: allowed 0..{nblocks - 1}"
+                )
+        blocks = list(range(r.from_, r.to + 1, r.step))
+    else:
+        blocks = list(spec.blocks or [])
+        where = ("blocks",)
+    if not blocks:
+        raise loaded.error(where, "selects no block")
+    if len(set(blocks)) != len(blocks):
+        raise loaded.error(where, "a block is listed twice")
+    for b in blocks:
+        if not 0 <= b < nblocks:
+            raise loaded.error(where, f"block {b} is outside the chip: allowed 0..{nblocks - 1}")
+    return blocks
 
 
 def choose_blocks(
@@ -30,32 +76,19 @@ def choose_blocks(
 
     if spec.random is not None:
         r = spec.random
-        if not r.from_ <= r.to < nblocks:
-            raise loaded.error(("blocks", "random"), f"from..to must lie in 0..{nblocks - 1}")
-        order = np.random.default_rng(r.seed).permutation(np.arange(r.from_, r.to + 1))
         out: list[int] = []
-        for b in order.tolist():
+        for b in _random_order(loaded, nblocks):
             if bad(b) is None:
-                out.append(int(b))
+                out.append(b)
             if len(out) == r.count:
                 return out
         raise loaded.error(
             ("blocks", "random", "count"),
             f"only {len(out)} good blocks in {r.from_}..{r.to}, {r.count} asked",
         )
-    if spec.range is not None:
-        blocks = list(range(spec.range.from_, spec.range.to + 1, spec.range.step))
-        where: tuple[str | int, ...] = ("blocks", "range")
-    else:
-        blocks = list(spec.blocks or [])
-        where = ("blocks",)
-    if not blocks:
-        raise loaded.error(where, "selects no block")
-    if len(set(blocks)) != len(blocks):
-        raise loaded.error(where, "a block is listed twice")
+    blocks = planned_blocks(loaded, nblocks)
+    where = ("blocks", "range") if spec.range is not None else ("blocks",)
     for b in blocks:
-        if not 0 <= b < nblocks:
-            raise loaded.error(where, f"block {b} is outside the chip: allowed 0..{nblocks - 1}")
         why = bad(b)
         if why:
             raise loaded.error(where, f"{why}: remove it, or use blocks: {{random: ...}}")

@@ -29,9 +29,11 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from nandlab.campaign.fields import Strict
 from nandlab.campaign.steps import STEPS
 from nandlab.campaign.yamlmarks import CampaignFileError, Marks, field_name, load_marked
-from nandlab.errors import UsageError
+from nandlab.yamlfile import read_text_file
 
 MAX_UNITS_DEFAULT = 2000
+MAX_UNITS_LIMIT = 1_000_000
+"""The highest unit budget a campaign may set (max_units)."""
 
 
 class BlockRange(Strict):
@@ -62,7 +64,11 @@ class Campaign(Strict):
     fresh: bool = False
     chips: list[int] = Field(default_factory=lambda: [0], min_length=1)
     seed: int = Field(default=0, ge=0, le=2**63 - 1)
-    max_units: int = Field(default=MAX_UNITS_DEFAULT, ge=1, le=1_000_000)
+    max_units: int = Field(default=MAX_UNITS_DEFAULT, ge=1, le=MAX_UNITS_LIMIT)
+    """The unit budget: a campaign that expands to more units is refused before it starts."""
+    allow_test_mode: bool = False
+    """The campaign runs test-mode operations (vendor test mode: MWS, ESP, latch sequences,
+    inverse reads); a campaign whose steps ask for them is refused whole without this."""
     blocks: BlocksSpec
     steps: list[dict[str, Any]] = Field(min_length=1)
     analysis: str | None = Field(default=None, pattern=r"\.py$")
@@ -173,10 +179,7 @@ def campaign_text(campaign: Campaign) -> str:
 
 
 def load_campaign(path: str | Path) -> LoadedCampaign:
-    """Read and validate a campaign file (UsageError if it cannot be read)."""
+    """Read and validate a campaign file (CampaignFileError if it cannot be read, is too large
+    or is not UTF-8)."""
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as exc:
-        raise UsageError(f"cannot read campaign file {p}: {exc.strerror or exc}") from None
-    return parse_campaign(text, str(p), p)
+    return parse_campaign(read_text_file(p, "campaign file", CampaignFileError), str(p), p)

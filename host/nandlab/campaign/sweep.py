@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from nandlab.campaign.schema import LoadedCampaign, raise_validation
+from nandlab.campaign.schema import MAX_UNITS_LIMIT, LoadedCampaign, raise_validation
 from nandlab.campaign.steps import STEPS
 from nandlab.campaign.unit import Unit
 
@@ -48,7 +49,11 @@ def unit_seed(campaign_seed: int, key: str) -> int:
     return int.from_bytes(digest[:8], "little") & (2**63 - 1)
 
 
-def _sweep_values(loaded: LoadedCampaign, path: tuple[str | int, ...], spec: Any) -> list[Any]:
+def _sweep_values(
+    loaded: LoadedCampaign, path: tuple[str | int, ...], spec: Any, budget: int
+) -> list[Any]:
+    """A sweep's values; its size is checked against `budget` (max_units) before any list of
+    that size is built, so a range of 10^12 points is refused, not allocated."""
     if isinstance(spec, list):
         values = spec
     elif (
@@ -59,9 +64,15 @@ def _sweep_values(loaded: LoadedCampaign, path: tuple[str | int, ...], spec: Any
         lo, hi, step = spec["from"], spec["to"], spec.get("step", 1)
         if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (lo, hi, step)):
             raise loaded.error(path, "a range sweep needs numbers from, to and step")
+        if not all(math.isfinite(v) for v in (lo, hi, step)):
+            raise loaded.error(path, "a range sweep needs finite numbers (not .nan or .inf)")
         if step <= 0:
             raise loaded.error(path, f"sweep step {step} must be > 0")
-        n = int((hi - lo) / step + 1e-9) + 1 if hi >= lo else 0
+        span = (hi - lo) / step if hi >= lo else -1.0
+        if not math.isfinite(span) or span + 1 > budget:
+            what = f"the sweep {lo}..{hi} step {step}"
+            raise loaded.error(path, _too_big(what, span + 1, budget))
+        n = int(span + 1e-9) + 1 if hi >= lo else 0
         values = [lo + i * step for i in range(n)]
         if all(isinstance(v, int) for v in (lo, step)):
             values = [int(v) for v in values]
@@ -71,11 +82,21 @@ def _sweep_values(loaded: LoadedCampaign, path: tuple[str | int, ...], spec: Any
         )
     if not values:
         raise loaded.error(path, f"the sweep {spec!r} expands to nothing")
+    if len(values) > budget:
+        raise loaded.error(path, _too_big("the sweep", len(values), budget))
     return values
 
 
+def _too_big(what: str, size: float, budget: int) -> str:
+    points = f"{size:.3g}" if isinstance(size, float) else str(size)
+    return (
+        f"{what} has {points} points, more than the unit budget max_units={budget}: narrow "
+        f"it, or raise max_units (at most {MAX_UNITS_LIMIT})"
+    )
+
+
 def _split(
-    loaded: LoadedCampaign, path: tuple[str | int, ...], params: dict[str, Any]
+    loaded: LoadedCampaign, path: tuple[str | int, ...], params: dict[str, Any], budget: int
 ) -> tuple[dict[str, Any], dict[str, list[Any]]]:
     fixed: dict[str, Any] = {}
     sweeps: dict[str, list[Any]] = {}
@@ -83,7 +104,7 @@ def _split(
         if isinstance(value, dict) and "sweep" in value:
             if set(value) != {"sweep"}:
                 raise loaded.error((*path, name), "a sweep mapping holds only 'sweep'")
-            sweeps[name] = _sweep_values(loaded, (*path, name, "sweep"), value["sweep"])
+            sweeps[name] = _sweep_values(loaded, (*path, name, "sweep"), value["sweep"], budget)
         else:
             fixed[name] = value
     return fixed, sweeps
@@ -91,7 +112,8 @@ def _split(
 
 def expand(loaded: LoadedCampaign, blocks: list[int]) -> Plan:
     """Expand the campaign into units for `blocks` (chosen already); CampaignFileError when a
-    sweep is empty, does not split the blocks evenly, or the units exceed max_units."""
+    sweep is empty, does not split the blocks evenly, or the units exceed max_units (counted
+    before the units are built)."""
     c = loaded.campaign
     plan = Plan()
     if not blocks:
@@ -99,13 +121,27 @@ def expand(loaded: LoadedCampaign, blocks: list[int]) -> Plan:
     for s, step in enumerate(c.steps):
         kind, raw = next(iter(step.items()))
         path: tuple[str | int, ...] = ("steps", s, kind)
-        fixed, sweeps = _split(loaded, path, dict(raw or {}))
+        fixed, sweeps = _split(loaded, path, dict(raw or {}), c.max_units)
         names = list(sweeps)
+        step_kind = STEPS[kind]
+        grid = math.prod(len(v) for v in sweeps.values())
+        if step_kind.per_block:
+            # a partitioned step makes one unit per block, but its grid is still built
+            size = len(c.chips) * len(blocks) * (1 if step_kind.partition else grid)
+            size = max(size, grid)
+        else:
+            size = grid * (len(c.chips) if step_kind.per_chip else 1)
+        if len(plan.units) + size > c.max_units:
+            raise loaded.error(
+                path,
+                f"the campaign expands to more than max_units={c.max_units} units: at least "
+                f"{len(plan.units) + size} (step {s + 1} alone makes {size}); narrow the sweeps "
+                f"or blocks, or raise max_units (at most {MAX_UNITS_LIMIT})",
+            )
         points = [
             dict(zip(names, combo, strict=True)) for combo in itertools.product(*sweeps.values())
         ]
         models = []
-        step_kind = STEPS[kind]
         for point in points:
             try:
                 models.append(step_kind.model.model_validate({**fixed, **point}))
@@ -138,13 +174,6 @@ def expand(loaded: LoadedCampaign, blocks: list[int]) -> Plan:
                 for chip_ce in chips:
                     _add(plan, c.seed, s, kind, model, point, chip_ce, None)
         plan.step_units[s] = len(plan.units) - start
-        if len(plan.units) > c.max_units:
-            raise loaded.error(
-                path,
-                f"the campaign expands to more than max_units={c.max_units} units "
-                f"(step {s + 1} alone makes {plan.step_units[s]}): narrow the sweeps or "
-                "raise max_units",
-            )
     return plan
 
 

@@ -117,6 +117,7 @@ def compute(
         "name": "compute",
         "bench": url,
         "fresh": opts.fresh,
+        "allow_test_mode": allow_test_mode,
         "blocks": [store_block],
         "steps": [{"expression": step}],
     }

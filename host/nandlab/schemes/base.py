@@ -228,6 +228,8 @@ class Scheme(ABC):
 
     name: ClassVar[str]
     title: ClassVar[str]
+    needs_test_mode: ClassVar[bool] = False
+    """Every run goes through the chip's test mode (known before any chip is opened)."""
 
     def __init__(self, chip: Chip) -> None:
         self.chip = chip

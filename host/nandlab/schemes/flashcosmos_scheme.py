@@ -44,6 +44,7 @@ class FlashCosmosScheme(Scheme):
 
     name = "flashcosmos"
     title = "Flash-Cosmos: multi-wordline sensing on ESP-programmed SLC operands"
+    needs_test_mode = True
 
     def __init__(self, chip: Chip, *, allow_test_mode: bool = False) -> None:
         super().__init__(chip)

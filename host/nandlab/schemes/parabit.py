@@ -163,6 +163,7 @@ class ParaBit(Scheme):
 
     name = "parabit"
     title = "ParaBit: latch-sequenced reads"
+    needs_test_mode = True
 
     def __init__(self, chip: Chip, *, allow_test_mode: bool = False) -> None:
         super().__init__(chip)

@@ -48,11 +48,16 @@ class ComputeStep(Strict):
     @model_validator(mode="after")
     def _expressions(self) -> ComputeStep:
         from nandlab.characterize.compute import check_ops
+        from nandlab.schemes.compute import load_schemes
 
         try:
             check_ops(self.ops, self.layout, len(self.wls) if self.wls else 64)
         except UsageError as exc:
             raise ValueError(str(exc)) from None
+        if load_schemes()[self.scheme].needs_test_mode and not self.allow_test_mode:
+            raise ValueError(
+                f"scheme {self.scheme} runs in the chip's test mode: set allow_test_mode: true"
+            )
         return self
 
 

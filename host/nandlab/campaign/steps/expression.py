@@ -56,7 +56,7 @@ class ExpressionStep(Strict):
     @model_validator(mode="after")
     def _operands(self) -> ExpressionStep:
         from nandlab.schemes.base import PageLoc
-        from nandlab.schemes.compute import spec_bytes
+        from nandlab.schemes.compute import load_schemes, spec_bytes
         from nandlab.schemes.expr import parse, variables
 
         try:
@@ -67,6 +67,12 @@ class ExpressionStep(Strict):
                 PageLoc.parse(loc)
         except UsageError as exc:
             raise ValueError(str(exc)) from None
+        test_mode = [s for s in self.schemes if load_schemes()[s].needs_test_mode]
+        if test_mode and self.options.get("allow_test_mode") is not True:
+            raise ValueError(
+                f"scheme {test_mode[0]} runs in the chip's test mode: set "
+                "options.allow_test_mode: true (nandlab compute: --allow-test-mode)"
+            )
         both = sorted(set(self.store) & set(self.located))
         if both:
             raise ValueError(f"operand {', '.join(both)} is both stored and located")
@@ -92,8 +98,34 @@ class Expression(StepKind[ExpressionStep]):
                 f"unit {unit.key}: scratch block {overlap[0]} is one of the campaign's blocks: "
                 "a scheme would erase its data; choose scratch blocks outside blocks:"
             )
+        self._check_places(unit, ctx, p)
         if p.store:
             erased_once(unit, ctx, ready=False)
+
+    def _check_places(self, unit: Unit, ctx: Context, p: ExpressionStep) -> None:
+        """Scratch blocks, located operands and the store layout inside the part (its
+        datasheet geometry), so a misplaced operand is refused before the block is erased."""
+        from nandlab.schemes.base import PageLoc
+        from nandlab.schemes.compute import load_schemes
+
+        geo = ctx.profile.geometry
+        for b in p.scratch:
+            if not 0 <= b < geo.blocks:
+                why = f"scratch block {b} is outside the chip (0..{geo.blocks - 1})"
+                raise self.refuse(unit, why)
+        for name, text in p.located.items():
+            loc = PageLoc.parse(text)
+            pages = geo.wls_per_block if loc.slc else geo.pages_per_block
+            if not (0 <= loc.block < geo.blocks and 0 <= loc.page < pages):
+                raise self.refuse(
+                    unit,
+                    f"operand {name} at {text} is outside the chip: blocks 0..{geo.blocks - 1}, "
+                    f"pages 0..{pages - 1}",
+                )
+        if p.store:
+            assert unit.block is not None
+            layout = load_schemes()[p.schemes[0] if p.schemes else "mcflash"]
+            layout.layout(list(p.store), unit.block, ctx.profile)
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         from nandlab.schemes.base import PageLoc
