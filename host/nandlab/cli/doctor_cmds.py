@@ -194,6 +194,10 @@ def diagnose(url: str | None) -> list[Finding]:
 @json_option
 def doctor(url: str | None, as_json: bool) -> None:
     """Tell what stops a real FT2232H bench (libusb, permissions, ftdi_sio, device, chip)."""
+    if url is not None:
+        from nandlab.transport.ftdi.options import parse_ftdi_url
+
+        parse_ftdi_url(url)  # a malformed URL is a usage error (exit 2), not a finding
     findings = diagnose(url)
     problems = [f for f in findings if f.ok is False]
     if as_json:
