@@ -56,3 +56,22 @@ def test_summary_markdown_has_tables():
     text = summary_markdown({"command": "demo", "profile": "mlc-64l"}, _rows())
     assert "# demo" in text and "| P/E |" in text and "## Latency" in text
     assert "0 in 1e+03 bits" in text
+
+
+def test_zero_errors_are_drawn_as_upper_bounds_not_at_one_over_n() -> None:
+    from nandlab.analysis import Rate
+    from nandlab.dataset.plots import _pool_rber, _rber_curves
+
+    pooled = _pool_rber(_rows(), lambda r: (r["retention_label"], "LSB"), lambda r: r["pec"])
+    fig = _rber_curves(pooled, str, "P/E")
+    bounds = [
+        line for line in fig.axes[0].get_lines() if line.get_marker() == "v"
+    ]
+    assert len(bounds) == 2  # one per retention condition, each at P/E 0
+    upper = Rate(0, 1000).high  # Wilson 95 %: z^2 / (n + z^2), about 3.8e-3
+    assert abs(upper - 3.84 / 1003.84) < 1e-5
+    for line in bounds:
+        assert list(line.get_xdata()) == [0]
+        assert list(line.get_ydata()) == [upper]
+    measured = [line for line in fig.axes[0].get_lines() if line.get_marker() == "o"]
+    assert sorted(measured[0].get_xdata()) == [3000, 10000]

@@ -15,6 +15,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from nandlab.analysis import Rate
+
 
 def _save(fig: Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -28,8 +30,9 @@ def _save(fig: Figure, path: Path) -> Path:
 def rber_vs_pec(rows: Iterable[Mapping[str, Any]], path: str | Path, title: str = "") -> Path:
     """RBER (log y) vs P/E cycles, one line per (retention condition, page type).
 
-    Uses rows with operation == "rber"; errors and bits are pooled per point.
-    A point with no error is drawn as an open triangle at 1/bits (an upper bound).
+    Uses rows with operation == "rber"; errors and bits are pooled per point, drawn with
+    their 95 % Wilson interval; a point with no error is a downward triangle at the
+    interval's upper bound (a bound, not a measured rate).
     """
     pooled = _pool_rber(
         rows,
@@ -61,28 +64,34 @@ def _rber_curves(
     label: Callable[[tuple[Any, str]], str],
     xlabel: str,
 ) -> Figure:
-    """One line per key; a point with no error is an open triangle at 1/bits."""
+    """One line per key with 95 % Wilson error bars; a point with no error is a downward
+    triangle at its interval's upper bound."""
     fig = Figure(figsize=(7, 4.5))
     ax = fig.add_subplot()
     for key, points in sorted(pooled.items()):
-        xs = sorted(points)
-        rates = [points[x][0] / points[x][1] for x in xs]
-        line = ax.plot(
-            [x for x, r in zip(xs, rates, strict=True) if r > 0],
-            [r for r in rates if r > 0],
+        rates = {x: Rate(points[x][0], points[x][1]) for x in sorted(points)}
+        measured = [(x, r) for x, r in rates.items() if r.errors > 0]
+        drawn = ax.errorbar(
+            [x for x, _ in measured],
+            [r.errors / r.bits for _, r in measured],
+            yerr=[
+                [r.errors / r.bits - r.low for _, r in measured],
+                [r.high - r.errors / r.bits for _, r in measured],
+            ],
             marker="o",
+            capsize=2,
             label=label(key),
         )
-        zero = [x for x, r in zip(xs, rates, strict=True) if r == 0]
+        zero = [(x, r) for x, r in rates.items() if r.errors == 0 and r.bits > 0]
         if zero:
             ax.plot(
-                zero,
-                [1.0 / points[x][1] for x in zero],
+                [x for x, _ in zero],
+                [r.high for _, r in zero],
                 linestyle="none",
                 marker="v",
                 mfc="none",
-                color=line[0].get_color() if line else None,
-                label=f"{label(key)}: 0 errors (< 1/bits)",
+                color=drawn.lines[0].get_color() if measured else None,
+                label=f"{label(key)}: 0 errors (below the 95 % upper bound)",
             )
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
@@ -143,7 +152,8 @@ def vth_histograms(
 
 def rber_vs_retention(rows: Iterable[Mapping[str, Any]], path: str | Path, title: str = "") -> Path:
     """RBER (log y) vs retention age (hours at use temperature, log x; fresh drawn at 0.1 h),
-    one line per (P/E, page type). Points with no error are open triangles at 1/bits."""
+    one line per (P/E, page type). Points with no error are downward triangles at their
+    95 % upper bound."""
     pooled = _pool_rber(
         rows,
         lambda r: (int(r.get("pec") or 0), str(r.get("page_type"))),
