@@ -1,0 +1,121 @@
+"""One exit-code convention for every command (docs/cli.md): 2 for bad usage or input,
+with one `error:` line and never a traceback (unless --debug); 1 for faults and bugs;
+0 when the reader of stdout goes away (`nandlab ... | head -1`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from nandlab.cli.app import cli
+
+URL = "sim://mlc-64l?seed=3"
+ENTRY = "from nandlab.cli.main import main; main()"
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    """A file that is not a campaign, a folder that is not a run, one that is missing."""
+    text = tmp_path / "notes.txt"
+    text.write_text("not: [a campaign\n")
+    folder = tmp_path / "empty-folder"
+    folder.mkdir()
+    return {"text": text, "folder": folder, "missing": tmp_path / "missing.yaml"}
+
+
+def bad_inputs(files: dict[str, Path]) -> list[list[str]]:
+    """A few wrong inputs per command: missing file, wrong type, bad URL, out of range."""
+    text, folder, missing = (str(files[k]) for k in ("text", "folder", "missing"))
+    return [
+        ["profiles", "--nope"],
+        ["info", "sim://no-such-profile"],
+        ["info", "warp://somewhere"],
+        ["status", "sim://mlc-64l?seed=x"],
+        ["read", URL, "--block", "abc", "--page", "0"],
+        ["read", URL, "--block", "999999", "--page", "0"],
+        ["program", URL, "--block", "1", "--page", "0", "--in", missing, "--yes"],
+        ["program", URL, "--block", "1", "--page", "0"],  # no --yes
+        ["erase", "not a url", "--block", "1", "--yes"],
+        ["features", "get", URL, "zz"],
+        ["features", "set", URL, "0x01", "300", "--yes"],
+        ["offsets", "set", URL, "nope", "10", "--yes"],
+        ["vth", URL, "--block", "-1", "--wl", "0", "--yes"],
+        ["rber", URL, "--block", "9", "--retention", "forever", "--yes"],
+        ["demo", "--wls", "0"],
+        ["run", missing],
+        ["run", text],
+        ["run", folder],
+        ["resume", folder],
+        ["resume", missing],
+        ["report", folder],
+        ["export", folder],
+        ["export", folder, "--format", "xls"],
+        ["ledger", "not-hex!"],
+        ["doctor", "--url", "sim://mlc-64l"],
+        ["doctor", "--url", "ftdi://x"],
+        ["compute", URL, "--expr", "A &", "--operand", "A=1:0", "--scheme", "parabit"],
+        ["compute", URL, "--operand", "A=x:y", "--expr", "A"],
+        ["no-such-command"],
+    ]
+
+
+def test_every_command_refuses_bad_input_with_exit_2_and_no_traceback(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    for args in bad_inputs(files):
+        result = runner.invoke(cli, [*args, *_out(args, tmp_path)])
+        shown = f"nandlab {' '.join(args)} -> {result.exit_code}\n{result.output}"
+        assert result.exit_code == 2, shown
+        assert "Traceback" not in result.output, shown
+        assert result.stderr.lstrip().lower().startswith(("error:", "usage:")), shown
+
+
+def _out(args: list[str], tmp_path: Path) -> list[str]:
+    """Commands that make a run folder make it under tmp_path, never in the checkout."""
+    return ["--out", str(tmp_path / "runs")] if args[0] in ("vth", "rber", "demo") else []
+
+
+def test_debug_adds_the_traceback_and_keeps_the_exit_code() -> None:
+    args = ["read", URL, "--block", "999999", "--page", "0"]
+    plain = CliRunner().invoke(cli, args)
+    debug = CliRunner().invoke(cli, ["--debug", *args])
+    assert plain.exit_code == debug.exit_code == 2
+    assert "Traceback" not in plain.output
+    assert "Traceback" in debug.stderr and "AddressError" in debug.stderr
+    assert plain.stderr.splitlines()[0] in debug.stderr
+
+
+def test_a_bug_is_exit_1_named_as_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken() -> list[str]:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr("nandlab.cli.chip_cmds.builtin_names", broken)
+    result = CliRunner().invoke(cli, ["profiles"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: internal error (ZeroDivisionError: division by zero)")
+    assert "--debug" in result.stderr and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("args", [["profiles"], ["profiles", "--json"]])
+def test_closed_stdout_ends_quietly_with_0(args: list[str]) -> None:
+    """`nandlab profiles | head -0`: stdout is a pipe whose reader is gone before the first
+    write (rich tables and click.echo both)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", ENTRY, *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stderr == b""
