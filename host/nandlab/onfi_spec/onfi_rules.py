@@ -18,7 +18,7 @@ from nandlab.onfi_spec.opcodes import ONFI_SIGNATURE, PARAMETER_PAGE_COPIES
 # Revisions Linux's ONFI detection recognises (bits 1-5: ONFI 1.0 .. 2.3).
 LINUX_REVISION_MASK = sum(pp.ONFI_REVISION_BITS[v] for v in ("1.0", "2.0", "2.1", "2.2", "2.3"))
 BCH_SYMBOL_BITS = 13  # a 512-byte BCH codeword lives in GF(2^13): 13 parity bits per bit corrected
-RESERVED_RANGES = ((12, 14), (17, 32), (67, 80), (116, 128))
+RESERVED_RANGES = ((15, 32), (67, 80), (116, 128))
 
 
 @dataclass(frozen=True)
@@ -205,7 +205,7 @@ RULES: tuple[Rule, ...] = (
     Rule("t_ccs_ns", "non-zero", lambda f, p: f["t_ccs_ns"] > 0),
     Rule(
         "reserved",
-        "reserved bytes 12-13, 17-31, 67-79, 116-127 are 0",
+        "reserved bytes 15-31, 67-79 and 116-127 are 0",
         lambda f, p: not any(any(p[a:b]) for a, b in RESERVED_RANGES),
     ),
 )

@@ -77,8 +77,8 @@ FIELDS: tuple[Field, ...] = (
     Field("features", 6, 2, "int", "features supported"),
     Field("optional_commands", 8, 2, "int", "optional commands supported"),
     Field("jtg_commands", 10, 2, "int", "ONFI-JEDEC JTG primary advanced commands"),
-    Field("ext_param_page_length", 14, 2, "int", "extended parameter page length (16-byte units)"),
-    Field("param_pages", 16, 1, "int", "number of parameter page copies"),
+    Field("ext_param_page_length", 12, 2, "int", "extended parameter page length (16-byte units)"),
+    Field("param_pages", 14, 1, "int", "number of parameter page copies"),
     # manufacturer information block
     Field("manufacturer", 32, 12, "str", "device manufacturer"),
     Field("model", 44, 20, "str", "device model"),
