@@ -71,6 +71,7 @@ def cycle_block(
     bench = Bench(transport)
     if before and bench.has("wear"):
         fast_ns = bench.wear.fast_forward_wear(ce, block, before)
+        chip.wear.fast_forwarded(block, before)
         fast = before
     elif before:
         total = page_bytes_total(profile)

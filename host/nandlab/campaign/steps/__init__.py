@@ -81,6 +81,18 @@ def execute(
     """
     measured = bench.thermal.read_C() if unit.ce is not None and bench.has("thermal") else None
     outcome = STEPS[unit.kind].run(unit, ctx, At(bench, chip, chip_id, progress))
+    if chip is not None:
+        # every P/E cycle the unit caused, as the chip layer counted it (scratch and operand
+        # blocks of schemes included), is the unit's wear in the ledger
+        outcome.ledger += [
+            {
+                "kind": "cycle",
+                "block": block,
+                "pec_delta": w.erases,
+                "fast_forwarded": w.fast_forwarded,
+            }
+            for block, w in chip.wear.take().items()
+        ]
     if measured is not None:
         for row in outcome.rows:
             row["temp_C"] = float(measured)

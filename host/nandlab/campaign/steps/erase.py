@@ -42,7 +42,7 @@ class Erase(StepKind[EraseStep]):
             status=result.status,
             energy_measured=False,
         )
-        return Outcome([row], ledger=[{"kind": "cycle", "pec_delta": 1, "fast_forwarded": 0}])
+        return Outcome([row])
 
 
 STEP = Erase()
