@@ -16,6 +16,7 @@ import contextlib
 import errno
 import hashlib
 import json
+import re
 import shutil
 import sqlite3
 import time
@@ -27,6 +28,7 @@ from typing import Any
 
 from nandlab.campaign.bench_session import BenchSession, Opener
 from nandlab.campaign.blocks import choose_blocks
+from nandlab.campaign.preflight import dry_run, preflight
 from nandlab.campaign.schema import (
     Campaign,
     LoadedCampaign,
@@ -120,13 +122,15 @@ def _context(session: BenchSession, meta: dict[str, Any], campaign_dir: Path | N
     )
 
 
-def _dry_run(plan: Plan, ctx: Context) -> None:
-    trial = ctx.copy()
-    for unit in plan.units:
-        apply(unit, trial)
+RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,119}$")
 
 
 def _new_run_dir(out: Path, name: str, run_id: str | None) -> Path:
+    if run_id is not None and (RUN_ID.match(run_id) is None or ".." in run_id):
+        raise RunDirError(
+            f"--run-id {run_id!r}: a run id is a plain name (letters, digits, '_', '.', '-', "
+            "at most 120, no '..'): the run folder is made inside --out"
+        )
     if (out / RUN_JSON).exists():
         raise RunDirError(
             f"{out} is itself a run directory: give its parent folder as --out, "
@@ -222,8 +226,7 @@ def _start(
     unit_progress: ProgressFn,
 ) -> RunResult:
     c = loaded.campaign
-    if c.fresh and not c.bench.startswith("sim:"):
-        raise loaded.error(("fresh",), "fresh applies to virtual (sim://) benches only")
+    preflight(loaded, campaign_dir)
     run_dir = _new_run_dir(out, c.name, run_id)
     session = BenchSession(c.bench, list(c.chips), run_dir, opener)
     bench = session.open(fresh=c.fresh)
@@ -283,7 +286,7 @@ def _start(
             "t_prog_us": chip0.identification.fields.get("t_prog_us"),
         }
         ctx = _context(session, meta, campaign_dir)
-        _dry_run(plan, ctx)
+        dry_run(plan, ctx)
         check_bench(bench, {u.kind for u in plan.units})
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
