@@ -10,7 +10,6 @@ from nandlab.campaign.steps.base import At, Context, Outcome, StepKind
 from nandlab.campaign.steps.thermal import mean, oven
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.retention import (
-    RETENTION_FORM,
     acceleration_factor,
     bake_hours,
     parse_retention,
@@ -35,8 +34,8 @@ class BakeStep(Strict):
         if self.retention is not None:
             try:
                 parse_retention(self.retention)
-            except UsageError:
-                raise ValueError(f"retention '{self.retention}': use {RETENTION_FORM}") from None
+            except UsageError as exc:  # names the form, or the bound exceeded
+                raise ValueError(str(exc)) from None
         return self
 
 
