@@ -12,8 +12,7 @@ cleanly (`RunStopped` names the unit) and `resume_run` retries that unit.
 
 from __future__ import annotations
 
-import contextlib
-import errno
+import functools
 import hashlib
 import json
 import re
@@ -37,12 +36,13 @@ from nandlab.campaign.schema import (
     parse_campaign,
 )
 from nandlab.campaign.steps import BlockState, Context, apply, check_bench, execute
+from nandlab.campaign.stops import reason, signal_of, wind_down
 from nandlab.campaign.sweep import Plan, expand
 from nandlab.characterize.progress import ProgressFn, no_progress
 from nandlab.dataset.columns import RUN_JSON, utc_now
 from nandlab.dataset.provenance import provenance
 from nandlab.dataset.store import RunStore, finish_dataset
-from nandlab.errors import ChipStatusFail, NandlabError, UsageError
+from nandlab.errors import ChipStatusFail, Interrupted, NandlabError, UsageError
 from nandlab.ledger import Ledger
 from nandlab.paths import write_atomic
 from nandlab.transport import open_bench
@@ -52,7 +52,8 @@ StepProgress = Callable[[str, int, int, int], None]
 
 
 class RunStopped(NandlabError):
-    """A run stopped before its end (bench fault, interrupt); `nandlab resume` continues it."""
+    """A run stopped before its end (bench fault, refused write); `nandlab resume` continues
+    it. A signal stops it as `errors.Interrupted`, with the same message."""
 
     def __init__(self, message: str, run_dir: Path, unit: str | None) -> None:
         super().__init__(message)
@@ -360,12 +361,6 @@ def _campaign_dir(meta: dict[str, Any]) -> Path:
     return Path(meta.get("campaign_dir") or Path(meta["campaign_file"]).resolve().parent)
 
 
-def _disk_full(exc: BaseException) -> bool:
-    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-        return True
-    return isinstance(exc, sqlite3.OperationalError) and "full" in str(exc)
-
-
 def _run_units(
     session: BenchSession,
     plan: Plan,
@@ -446,23 +441,24 @@ def _run_units(
                 )
     except (NandlabError, KeyboardInterrupt, OSError, sqlite3.OperationalError) as exc:
         status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped"
-        why = "the disk is full" if _disk_full(exc) else (str(exc) or type(exc).__name__)
+        why = reason(exc, run_dir)
         meta.update(status=status, failed_unit=current, error=why, stop_utc=utc_now())
-        with contextlib.suppress(OSError):
-            _write_meta(run_dir, meta)
-        session.close()
-        store.close()
-        for uid in ids.values():
-            ledger.run_finished(uid, run_id, status)
-        ledger.close()
+        wind_down(
+            lambda: _write_meta(run_dir, meta),
+            session.close,
+            store.close,
+            *(functools.partial(ledger.run_finished, uid, run_id, status) for uid in ids.values()),
+            ledger.close,
+        )
         if isinstance(exc, UsageError):
             raise
-        raise RunStopped(
+        message = (
             f"run stopped at unit {current}: {why}. Rows of every earlier unit are kept; "
-            f"'nandlab resume {run_dir}' retries {current}",
-            run_dir,
-            current,
-        ) from exc
+            f"'nandlab resume {run_dir}' retries {current}"
+        )
+        if isinstance(exc, KeyboardInterrupt):
+            raise Interrupted(signal_of(exc), message) from exc
+        raise RunStopped(message, run_dir, current) from exc
     session.close()
     n, chip_ns, wall = store.totals()
     store.close()

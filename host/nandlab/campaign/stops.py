@@ -31,6 +31,10 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 READ_ONLY_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
 NO_ROOM_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+_READ_ONLY = (
+    "the folder is read-only for nandlab; point the command at a writable one "
+    "(--out, NANDLAB_DATA_DIR)"
+)
 
 
 def _raise_interrupted(signum: int, frame: object) -> None:
@@ -91,24 +95,21 @@ def reason(exc: BaseException, folder: Path | None = None) -> str:
     if isinstance(exc, KeyboardInterrupt):
         return f"interrupted by {signal.Signals(signal_of(exc)).name}"
     if isinstance(exc, OSError) and exc.errno is not None:
-        where = f"cannot write {exc.filename}" if exc.filename else "a write failed"
+        name = f"{exc.filename}: " if exc.filename else ""
         if exc.errno in READ_ONLY_ERRNOS:
-            return (
-                f"{where}: {exc.strerror}: the folder is read-only for nandlab; point the "
-                "command at a writable one (--out, NANDLAB_DATA_DIR)"
-            )
+            return f"{name}{exc.strerror}: {_READ_ONLY}"
         if exc.errno in NO_ROOM_ERRNOS:
+            what = "a file size limit was hit" if exc.errno == errno.EFBIG else "the disk is full"
             named = Path(str(exc.filename)).parent if exc.filename else folder
-            return f"{where}: {exc.strerror}{_room(named)}"
-        return f"{where}: {exc.strerror}" if exc.strerror else f"{where}: {exc}"
+            return f"{what}: {name}{exc.strerror}{_room(named)}"
+        return f"{name}{exc.strerror or exc}"
     if isinstance(exc, sqlite3.Error):
         if is_read_only(exc):
-            return (
-                f"a database refused a write ({exc}): its folder is read-only for nandlab; "
-                "point the command at a writable one (--out, NANDLAB_DATA_DIR)"
-            )
-        # SQLite reports ENOSPC as "full" but a refused write of any other kind (a file
-        # size limit's EFBIG) only as "disk I/O error": say what could have refused it
+            return f"a database refused a write ({exc}): {_READ_ONLY}"
+        if "full" in str(exc):
+            return f"the disk is full ({exc}){_room(folder)}"
+        # SQLite names ENOSPC "full" but a write refused otherwise (a file size limit's
+        # EFBIG) only "disk I/O error": say which limits could have refused it
         return f"a database write failed ({exc}){_room(folder)}"
     return str(exc) or type(exc).__name__
 
