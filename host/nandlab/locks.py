@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from nandlab.errors import InUseError, ReadOnlyDataError
+from nandlab.paths import data_root
 
 _READ_ONLY_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS)
 
@@ -94,6 +95,12 @@ def acquire(path: Path, what: str, *, shared: bool = False, run: str | None = No
             _write_note(fd, run)
     _held[key] = _Held(fd, shared, 1)
     return Lock(key)
+
+
+def chip_lock(unique_id: str, *, run: str | None = None, root: Path | None = None) -> Lock:
+    """The exclusive lock of a chip by its unique ID: its ledger entries and bad-block table
+    (`<data dir>/chips/<unique id>/lock`), for any bench, real or virtual."""
+    return acquire(data_root(root) / "chips" / unique_id / "lock", f"chip {unique_id}", run=run)
 
 
 def _open(path: Path, what: str, shared: bool) -> int | None:

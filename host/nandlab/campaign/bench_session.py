@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nandlab.bench import Bench
-from nandlab.locks import Lock, acquire
+from nandlab.locks import Lock, acquire, chip_lock
 from nandlab.onfi.chip import Chip
 from nandlab.paths import data_root, write_atomic
 from nandlab.profiles import builtin_names, load_profile
@@ -69,10 +69,10 @@ class BenchSession:
             url = with_fresh(self.url, True) if fresh else self.url
             self.bench = Bench.open(url, self.opener)
             self.chips = {ce: Chip(self.bench.transport, ce) for ce in self.ces}
-            for ce, chip in self.chips.items():
+            for chip in self.chips.values():
                 uid = chip.identification.unique_id  # identify (no reset) before anything runs
-                path = data_root() / "chips" / uid / LOCK
-                self._lock(f"chip {uid}", path, f"chip {uid} (CE {ce})")
+                if f"chip {uid}" not in self._locks:
+                    self._locks[f"chip {uid}"] = chip_lock(uid, run=self.run_dir.name)
         except BaseException:
             self.close()
             raise
