@@ -159,12 +159,18 @@ def require_yes(yes: bool, what: str) -> None:
 
 
 @contextmanager
-def open_chip(url: str, fresh: bool, ce: int = 0) -> Iterator[tuple[Transport, Chip]]:
+def open_chip(
+    url: str, fresh: bool, ce: int = 0, *, read_only: bool = False
+) -> Iterator[tuple[Transport, Chip]]:
     """Open the bench at `url` and chip enable `ce`; the bench is closed (die saved) on exit.
 
     The erases the command ran, even one that failed half-way, go into the chip ledger
-    first; a fresh virtual die makes the ledger forget the chip's earlier wear."""
+    first; a fresh virtual die makes the ledger forget the chip's earlier wear. The chip
+    is locked (by its unique ID) while open. `read_only`: the command changes nothing: a
+    virtual die's image is shared with other readers and not written, and --fresh gives a
+    fresh die in memory only, so the ledger is left alone."""
     from nandlab.ledger import book_wear, forget_fresh_die, one_off_id
+    from nandlab.locks import chip_lock
     from nandlab.onfi.chip import Chip
     from nandlab.transport import open_bench
     from nandlab.transport.url import with_fresh
@@ -172,17 +178,21 @@ def open_chip(url: str, fresh: bool, ce: int = 0) -> Iterator[tuple[Transport, C
     context = click.get_current_context(silent=True)
     command = context.info_name if context is not None and context.info_name else "nandlab"
     run_id = one_off_id(command)
-    transport = open_bench(with_fresh(url) if fresh else url)
+    transport = open_bench(with_fresh(url) if fresh else url, read_only=read_only)
     chip = Chip(transport, ce)
     try:
-        if fresh and url.startswith("sim:"):
-            forget_fresh_die(chip, run_id)
-        yield transport, chip
+        if read_only:
+            yield transport, chip
+            return
+        with chip_lock(chip.identification.unique_id):
+            if fresh and url.startswith("sim:"):
+                forget_fresh_die(chip, run_id)
+            try:
+                yield transport, chip
+            finally:
+                book_wear(chip, run_id, command)
     finally:
-        try:
-            book_wear(chip, run_id, command)
-        finally:
-            transport.close()
+        transport.close()
 
 
 class _StdoutConsole(Console):
