@@ -19,7 +19,7 @@ from nandlab.cli.common import (
     stdout_console,
     yes_option,
 )
-from nandlab.errors import UsageError
+from nandlab.errors import ReadOnlyDataError, UsageError
 from nandlab.onfi_spec.opcodes import Status
 from nandlab.ops.pattern import PATTERNS, page_pattern
 from nandlab.profiles import builtin_names, load_profile
@@ -69,7 +69,7 @@ def profiles(as_json: bool) -> None:
 @chip_args
 def info(url: str, fresh: bool, as_json: bool) -> None:
     """Identify the chip: READ ID, ONFI parameter page (CRC), geometry, timing, unique ID."""
-    with open_chip(url, fresh) as (_, chip):
+    with open_chip(url, fresh, read_only=True) as (_, chip):
         ident = chip.identify()
         geometry = chip.geometry
     crc = (
@@ -123,7 +123,7 @@ def _status_bits(status: int) -> list[str]:
 @chip_args
 def status(url: str, fresh: bool, as_json: bool) -> None:
     """READ STATUS (70h)."""
-    with open_chip(url, fresh) as (_, chip):
+    with open_chip(url, fresh, read_only=True) as (_, chip):
         value = chip.status()
     if as_json:
         print_json({"status": value, "status_hex": f"{value:02X}", "bits": _status_bits(value)})
@@ -152,9 +152,22 @@ def read(
     fresh: bool,
     as_json: bool,
 ) -> None:
-    """READ one page (data + spare)."""
-    with open_chip(url, fresh) as (_, chip):
-        got = chip.read_page(block, page, slc=slc, plane=plane, force=force)
+    """READ one page (data + spare).
+
+    On a virtual die the read counts as read disturb for the block and draws fresh read
+    noise, saved with the die; with a read-only data folder the page is read all the
+    same and a note on stderr says that this was not saved."""
+    try:
+        with open_chip(url, fresh) as (_, chip):
+            got = chip.read_page(block, page, slc=slc, plane=plane, force=force)
+    except ReadOnlyDataError:
+        with open_chip(url, fresh, read_only=True) as (_, chip):
+            got = chip.read_page(block, page, slc=slc, plane=plane, force=force)
+        click.echo(
+            "note: the data folder is read-only: the read's effect on the virtual die "
+            "(read disturb, read noise state) was not saved",
+            err=True,
+        )
     data = got.data
     if out_file is not None:
         out_file.write_bytes(data)
@@ -285,7 +298,7 @@ def features() -> None:
 def features_get(url: str, fa: str, fresh: bool, as_json: bool) -> None:
     """GET FEATURES at address FA (e.g. 0x01, 01h, 1)."""
     address = parse_int(fa, "feature address", 0, 0xFF)
-    with open_chip(url, fresh) as (_, chip):
+    with open_chip(url, fresh, read_only=True) as (_, chip):
         params = chip.get_feature(address)
     if as_json:
         print_json({"feature": address, "params": list(params)})
@@ -332,7 +345,7 @@ def offsets() -> None:
 @chip_args
 def offsets_get(url: str, fresh: bool, as_json: bool) -> None:
     """Print every read reference's current offset (mV)."""
-    with open_chip(url, fresh) as (_, chip):
+    with open_chip(url, fresh, read_only=True) as (_, chip):
         values = chip.read_offsets_mV()
     _print_offsets(values, as_json)
 
