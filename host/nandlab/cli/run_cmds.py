@@ -157,7 +157,7 @@ def ledger(chip: str, as_json: bool) -> None:
     from nandlab.ledger import Ledger
 
     if "://" in chip:
-        with open_chip(chip, False) as (_, c):
+        with open_chip(chip, False, read_only=True) as (_, c):
             uid = c.identification.unique_id
     else:
         uid = chip.strip().lower()
