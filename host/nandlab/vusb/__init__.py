@@ -4,11 +4,16 @@
   modes) on a socket board with a virtual die behind its pins.
 - `plugged(*devices)`: connects devices; pyftdi then finds them as real ones.
 - `NandBus`: the socket's pins, every edge checked by the ONFI SDR timing checker.
+- `McuEngine` / `MpsseEngine`: the AN_108 command processor in MCU host bus and
+  MPSSE mode (docs/ft2232h.md); `I2cBus`: the board's I2C bus on ADBUS0..2.
 """
 
 from nandlab.vusb.backend import VirtualUsbBackend, plugged
 from nandlab.vusb.ft2232h import VirtualFt2232h
 from nandlab.vusb.mcu import McuEngine
+from nandlab.vusb.mpsse import MpsseEngine
+from nandlab.vusb.mpsse_i2c import I2cBus
 from nandlab.vusb.nand_bus import NandBus
 
-__all__ = ["McuEngine", "NandBus", "VirtualFt2232h", "VirtualUsbBackend", "plugged"]
+__all__ = ["I2cBus", "McuEngine", "MpsseEngine", "NandBus", "VirtualFt2232h",
+           "VirtualUsbBackend", "plugged"]
