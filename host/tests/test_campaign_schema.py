@@ -116,7 +116,7 @@ def test_shipped_campaigns_validate() -> None:
         "mlc-rber-pec-retention",
         "mlc-vth-sweep",
         "tlc-latency-power",
-        "slc-read-disturb",
+        "mlc-read-disturb",
     }
     for f in files:
         assert load_campaign(f).campaign.name == f.stem

@@ -25,7 +25,7 @@ RUNS: dict[str, list[str]] = {
     for name, path in {
         "mlc-rber-pec-retention": "characterization/campaigns/mlc-rber-pec-retention.yaml",
         "mlc-vth-sweep": "characterization/campaigns/mlc-vth-sweep.yaml",
-        "slc-read-disturb": "characterization/campaigns/slc-read-disturb.yaml",
+        "mlc-read-disturb": "characterization/campaigns/mlc-read-disturb.yaml",
         "tlc-latency-power": "characterization/campaigns/tlc-latency-power.yaml",
         "parabit": "characterization/parabit/parabit.yaml",
     }.items()
