@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from nandlab.dataset.columns import PARQUET, RUN_JSON, SCHEMA
 from nandlab.dataset.provenance import process_alive
@@ -53,6 +54,8 @@ def _entry(folder: Path) -> RunEntry:
     rows: int | None
     if status == "complete" and isinstance(dataset, dict):
         rows = int(dataset.get("rows", 0))
+    elif status == "complete" and (folder / PARQUET).is_file():  # a run older than checksums
+        rows = pq.ParquetFile(folder / PARQUET).metadata.num_rows
     else:
         try:
             store = RunStore(folder, readonly=True)

@@ -164,7 +164,7 @@ def _timestamp(text: str | None) -> datetime | None:
 def dictionary_markdown() -> str:
     """The data dictionary as a Markdown table (docs/data.md holds this text)."""
     lines = ["| column | type | unit | meaning |", "|---|---|---|---|"]
-    lines += [f"| `{c.name}` | {c.type} | {c.unit} | {c.meaning} |" for c in DICTIONARY]
+    lines += [f"| `{c.name}` | {c.type} | {c.unit or '-'} | {c.meaning} |" for c in DICTIONARY]
     return "\n".join(lines) + "\n"
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from nandlab.dataset.columns import DICTIONARY, PARQUET, RUN_JSON
+from nandlab.dataset.columns import DICTIONARY, PARQUET, RUN_JSON, SCHEMA
 from nandlab.dataset.store import check_sidecar, store_table, verify_dataset
 from nandlab.errors import DamagedFileError, UsageError
 
@@ -33,17 +33,39 @@ def run_arrow(path: str | Path) -> pa.Table:
     p = Path(path)
     if p.is_file():
         check_sidecar(p)
-        return pq.read_table(p)
+        return conform(pq.read_table(p))
     if not (p / RUN_JSON).is_file():
         raise UsageError(f"{p} is neither a run folder (no {RUN_JSON}) nor a Parquet file")
     try:
         meta = json.loads((p / RUN_JSON).read_text())
     except (OSError, ValueError) as exc:
         raise DamagedFileError(f"{p / RUN_JSON} cannot be read: {exc}") from None
-    if meta.get("status") == "complete" and isinstance(meta.get("dataset"), dict):
+    if meta.get("status") == "complete" and (p / PARQUET).is_file():
         verify_dataset(p, meta)
-        return pq.read_table(p / PARQUET)
+        table = conform(pq.read_table(p / PARQUET))
+        if table.column("run_id").null_count == table.num_rows:  # written before run_id
+            run_id = pa.array([str(meta.get("run_id") or p.name)] * table.num_rows)
+            table = table.set_column(0, table.schema.field(0), run_id)
+        return table
+    verify_dataset(p, meta)  # a complete run whose measurements.parquet went missing
     return store_table(p)
+
+
+def conform(table: pa.Table) -> pa.Table:
+    """The table with every dictionary column, in dictionary order (a run written before a
+    column existed gets it as nulls); columns the dictionary does not know stay, last."""
+    n = table.num_rows
+    columns = [
+        table.column(f.name).cast(f.type) if f.name in table.column_names
+        else pa.nulls(n, f.type)
+        for f in SCHEMA
+    ]
+    extra = [c for c in table.column_names if c not in SCHEMA.names]
+    return pa.Table.from_arrays(
+        columns + [table.column(c) for c in extra],
+        schema=pa.schema(list(SCHEMA) + [table.schema.field(c) for c in extra],
+                         metadata=SCHEMA.metadata),
+    )
 
 
 def load_run(path: str | Path) -> pd.DataFrame:
