@@ -1,0 +1,131 @@
+"""The chip ledger sees every P/E cycle, whichever command caused it: one-off erases, the
+cycling of rber, vth's erase, the operand and scratch blocks of compute, campaigns. A
+campaign after them labels its rows with the counts the die really has."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nandlab.campaign.runner import start_run
+from nandlab.ledger import Ledger
+from nandlab.onfi.chip import Chip
+from nandlab.transport import open_bench
+
+URL = "sim://mlc-planar?seed=41"
+
+CAMPAIGN = f"""\
+name: after-one-offs
+bench: {URL}
+seed: 3
+blocks: [20, 21, 25]
+steps:
+  - erase: {{}}
+  - program: {{wls: [0], pattern: random}}
+  - measure: {{what: rber}}
+"""
+
+
+def _die_wear(url: str) -> tuple[str, dict[int, int]]:
+    """The chip's unique ID and its die's own P/E counts (looked up inside the simulator)."""
+    with open_bench(url) as bench:
+        uid = Chip(bench).identification.unique_id
+        array = bench.dies[0].array  # type: ignore[attr-defined]
+        counts = {b: array.pec(b) for b in range(bench.profile.geometry.blocks)}
+    return uid, {b: n for b, n in counts.items() if n}
+
+
+def _ledger_wear(uid: str) -> dict[int, int]:
+    with Ledger() as book:
+        return {b: w.pec for b, w in book.wear(uid).items()}
+
+
+def test_one_offs_then_a_campaign(run, tmp_path: Path) -> None:
+    out = str(tmp_path / "runs")
+    for args in (
+        ("erase", URL, "--block", "20", "--yes", "--fresh"),
+        ("erase", URL, "--block", "20", "--yes"),
+        (
+            "program",
+            URL,
+            "--block",
+            "20",
+            "--page",
+            "0",
+            "--pattern",
+            "random",
+            "--yes",
+        ),
+        ("read", URL, "--block", "20", "--page", "0"),
+        (
+            "rber",
+            URL,
+            "--block",
+            "21",
+            "--pec",
+            "5",
+            "--wls",
+            "0",
+            "--yes",
+            "--out",
+            out,
+        ),
+        (
+            "vth",
+            URL,
+            "--block",
+            "25",
+            "--wl",
+            "0",
+            "--step",
+            "16",
+            "--yes",
+            "--out",
+            out,
+        ),
+        (
+            "compute",
+            URL,
+            "--store",
+            "A=random:1",
+            "--store",
+            "B=random:2",
+            "--expr",
+            "A & ~B",
+            "--block",
+            "22",
+            "--scratch",
+            "30,32,34",
+            "--allow-test-mode",
+            "--yes",
+            "--out",
+            out,
+        ),
+    ):
+        result = run(*args)
+        assert result.exit_code == 0, (args, result.output)
+    uid, die = _die_wear(URL)
+    print(die)
+    assert {b: die.get(b) for b in (20, 21, 22, 25)} == {20: 2, 21: 5, 22: 1, 25: 1}
+    assert set(die) - {20, 21, 22, 25}, (
+        "no scheme wore a scratch block: the test lost its point"
+    )
+    assert _ledger_wear(uid) == die
+
+    rows = start_run(_campaign(tmp_path), out, run_id="after").rows()
+    measured = {r["block"]: r["pec"] for r in rows if r["operation"] == "rber"}
+    assert measured == {20: 3, 21: 6, 25: 2}
+    uid, die = _die_wear(URL)
+    assert _ledger_wear(uid) == die
+
+
+def test_fresh_forgets_the_history(run, tmp_path: Path) -> None:
+    assert run("erase", URL, "--block", "7", "--yes", "--fresh").exit_code == 0
+    assert run("erase", URL, "--block", "7", "--yes", "--fresh").exit_code == 0
+    uid, die = _die_wear(URL)
+    assert die == {7: 1} and _ledger_wear(uid) == die
+
+
+def _campaign(tmp_path: Path) -> Path:
+    path = tmp_path / "after.yaml"
+    path.write_text(CAMPAIGN)
+    return path
