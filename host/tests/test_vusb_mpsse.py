@@ -247,3 +247,36 @@ def test_mcu_bus_cycles_run_at_the_master_clock(device: VirtualFt2232h) -> None:
         assert len(engine.run(4096)) == 100 * (2 if div5 == 0x8B else 1)
         spent.append(engine.now_ps - start)
     assert spent[1] / spent[0] == pytest.approx(5, rel=0.02)
+
+
+class _Registers:
+    """A register device as the I2C bus expects one (pyftdi I2cPort-style)."""
+
+    def __init__(self) -> None:
+        self.regs = {r: bytes((r, r ^ 0xFF)) for r in range(16)}
+        self.writes: list[tuple[int, bytes]] = []
+
+    def read_from(self, reg: int, n: int) -> bytes:
+        return (self.regs.get(reg, b"\x00\x00") * n)[:n]
+
+    def write_to(self, reg: int, data: bytes) -> None:
+        self.writes.append((reg, data))
+
+
+def test_pyftdi_i2c_controller_on_the_pin_level_bus(device: VirtualFt2232h) -> None:
+    """pyftdi's I2cController on channel B: ACK, NACK, register write and read-back."""
+    from pyftdi.i2c import I2cController, I2cNackError
+
+    regs = _Registers()
+    device.i2c_slaves[0x40] = regs
+    i2c = I2cController()
+    i2c.configure("ftdi://ftdi:2232h/2", frequency=400e3)
+    try:
+        port = i2c.get_port(0x40)
+        assert port.read_from(0x05, 2) == b"\x05\xfa"
+        port.write_to(0x07, b"\x12\x34")
+        assert regs.writes == [(0x07, b"\x12\x34")]
+        with pytest.raises(I2cNackError):
+            i2c.get_port(0x41).read_from(0x00, 2)
+    finally:
+        i2c.terminate()
