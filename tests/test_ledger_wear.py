@@ -104,7 +104,6 @@ def test_one_offs_then_a_campaign(run, tmp_path: Path) -> None:
         result = run(*args)
         assert result.exit_code == 0, (args, result.output)
     uid, die = _die_wear(URL)
-    print(die)
     assert {b: die.get(b) for b in (20, 21, 22, 25)} == {20: 2, 21: 5, 22: 1, 25: 1}
     assert set(die) - {20, 21, 22, 25}, (
         "no scheme wore a scratch block: the test lost its point"
