@@ -250,3 +250,20 @@ def test_runs_and_query_over_several_runs(run_dir: Path) -> None:
     result = _nandlab("query", "SELECT pec, bits FROM rows WHERE bits IS NOT NULL LIMIT 2",
                       "--out", str(run_dir.parent), "--csv")
     assert result.exit_code == 0 and result.stdout.splitlines()[0] == "pec,bits"
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "not JSON"])
+def test_damaged_store_is_named(run_dir: Path, damage: str) -> None:
+    store = run_dir / "run.sqlite"
+    if damage == "garbage":
+        store.write_bytes(b"not a database at all" * 100)
+    elif damage == "truncated":
+        store.write_bytes(store.read_bytes()[: store.stat().st_size // 3])
+    else:
+        with sqlite3.connect(store) as db:
+            db.execute("UPDATE rows SET data = '{broken' WHERE n = 0")
+    for command in ("export", "report"):
+        result = _nandlab(command, str(run_dir), "--partial")
+        assert result.exit_code == 2, (command, result.output)
+        assert "run.sqlite is damaged" in result.stderr and "Traceback" not in result.stderr
+    assert len(load_run(run_dir)) > 0  # measurements.parquet still holds every row

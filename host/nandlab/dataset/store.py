@@ -105,7 +105,7 @@ class RunStore:
         try:
             if readonly:
                 self._db, self._copy = _open_readonly(self.path)
-                self._db.execute("SELECT COUNT(*) FROM units, rows LIMIT 1").fetchone()
+                self._db.execute("SELECT 1 FROM units, rows LIMIT 1").fetchone()
             else:
                 self._db = open_wal(self.path, SCHEMA)
         except sqlite3.DatabaseError as exc:
@@ -118,6 +118,18 @@ class RunStore:
 
     def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
         return transaction(self._db)
+
+    def _select(self, sql: str) -> list[tuple[Any, ...]]:
+        """The rows of a query; DamagedFileError naming the file when SQLite finds it damaged."""
+        try:
+            return self._db.execute(sql).fetchall()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and (
+                "locked" in str(exc) or "I/O" in str(exc)
+            ):
+                raise  # busy or a failing disk: not damage to the file
+
+            raise _damaged(self.path, exc) from None
 
     def commit_unit(
         self,
@@ -145,39 +157,40 @@ class RunStore:
         """Units committed so far, by key."""
         return {
             k: DoneUnit(i, k, s, c, t, w)
-            for i, k, s, c, t, w in self._db.execute(
+            for i, k, s, c, t, w in self._select(
                 "SELECT idx, key, seed, checkpoint, chip_time_ns, wall_s FROM units ORDER BY idx"
             )
         }
 
     def last_checkpoint(self) -> str | None:
-        row = self._db.execute(
+        found = self._select(
             "SELECT checkpoint FROM units WHERE checkpoint IS NOT NULL ORDER BY idx DESC LIMIT 1"
-        ).fetchone()
-        return None if row is None else str(row[0])
+        )
+        return str(found[0][0]) if found else None
 
     def rows(self, *, bookkeeping: bool = False) -> list[dict[str, Any]]:
         """Every row as a step measured it, in unit order then measuring order; with
         `bookkeeping`, also its unit's index and commit time (`unit_idx`, `time_utc`)."""
+        found = self._select(
+            "SELECT rows.data, rows.unit_idx, units.finished FROM rows "
+            "JOIN units ON units.idx = rows.unit_idx ORDER BY rows.unit_idx, rows.n"
+        )
         try:
             return [
                 {**json.loads(d), **({"unit_idx": i, "time_utc": t} if bookkeeping else {})}
-                for d, i, t in self._db.execute(
-                    "SELECT rows.data, rows.unit_idx, units.finished FROM rows "
-                    "JOIN units ON units.idx = rows.unit_idx ORDER BY rows.unit_idx, rows.n"
-                )
+                for d, i, t in found
             ]
-        except (sqlite3.DatabaseError, ValueError) as exc:
+        except ValueError as exc:  # a row that is not JSON
             raise _damaged(self.path, exc) from None
 
     def row_count(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM rows").fetchone()[0])
+        return int(self._select("SELECT COUNT(*) FROM rows")[0][0])
 
     def totals(self) -> tuple[int, int, float]:
         """(units, chip time ns, wall s) of the committed units."""
-        n, t, w = self._db.execute(
+        ((n, t, w),) = self._select(
             "SELECT COUNT(*), COALESCE(SUM(chip_time_ns), 0), COALESCE(SUM(wall_s), 0) FROM units"
-        ).fetchone()
+        )
         return int(n), int(t), float(w)
 
 
