@@ -1,10 +1,14 @@
 """One exit-code convention for every command (docs/cli.md): 2 for bad usage or input,
 with one `error:` line and never a traceback (unless --debug); 1 for faults and bugs;
-0 when the reader of stdout goes away (`nandlab ... | head -1`)."""
+128 + signal number for SIGINT / SIGTERM; 0 when the reader of stdout goes away
+(`nandlab ... | head -1`)."""
 
 from __future__ import annotations
 
+import errno
 import os
+import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from nandlab.cli.app import cli
+from nandlab.errors import Interrupted
 
 URL = "sim://mlc-64l?seed=3"
 ENTRY = "from nandlab.cli.main import main; main()"
@@ -119,3 +124,31 @@ def test_closed_stdout_ends_quietly_with_0(args: list[str]) -> None:
         os.close(write_end)
     assert proc.returncode == 0, proc.stderr.decode()
     assert proc.stderr == b""
+
+
+@pytest.mark.parametrize(
+    ("raised", "code", "says"),
+    [
+        (Interrupted(signal.SIGTERM, "run stopped: resume it"), 143, "run stopped: resume it"),
+        (KeyboardInterrupt(), 130, "interrupted by SIGINT"),
+        (OSError(errno.ENOSPC, "No space left on device", "/data/x"), 1, "the disk is full"),
+        (OSError(errno.EFBIG, "File too large", "/data/x"), 1, "file size limit"),
+        (OSError(errno.EROFS, "Read-only file system", "/data/x"), 2, "read-only"),
+        (PermissionError(errno.EACCES, "Permission denied", "/data/x"), 2, "/data/x"),
+        (FileNotFoundError(errno.ENOENT, "No such file or directory", "/data/x"), 2, "/data/x"),
+        (sqlite3.OperationalError("attempt to write a readonly database"), 2, "read-only"),
+        (sqlite3.OperationalError("disk I/O error"), 1, "a database write failed"),
+        (OSError(errno.EIO, "Input/output error"), 1, "Input/output error"),
+    ],
+)
+def test_what_ends_a_command_maps_to_its_exit_code(
+    raised: BaseException, code: int, says: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing() -> list[str]:
+        raise raised
+
+    monkeypatch.setattr("nandlab.cli.chip_cmds.builtin_names", failing)
+    result = CliRunner().invoke(cli, ["profiles"])
+    assert result.exit_code == code, result.output
+    assert result.stderr.startswith("error: ") and says in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.output
