@@ -36,6 +36,7 @@ from nandlab.profiles import Profile
 from nandlab.profiles.features import FeatureRole, declared_features
 from nandlab.profiles.model import ReadReference
 from nandlab.sequences import core
+from nandlab.sequences.testmode import in_test_mode
 from nandlab.sequences.vendor import array_mode
 
 TIMEOUT_SAFETY = 4
@@ -299,16 +300,21 @@ class Target:
         A real part ignores a write it cannot take (an address it does not implement, a
         timing mode it does not list) and says nothing, so the write is checked here
         before anything is sent: RangeError for those, RefusedOperation for a test-mode
-        address (ESP, sensing time, MWS override) without `allow_test_mode`.
+        address (ESP, sensing time, MWS override) without `allow_test_mode`. With it, such
+        a write is sent inside the test mode, the only place the part takes it.
         """
         _check_byte("feature address", fa)
         if len(params) != 4:
             raise RangeError(f"SET FEATURES takes 4 parameter bytes (P1..P4), got {len(params)}")
-        self._check_feature_write(fa, bytes(params), allow_test_mode)
+        role = self._check_feature_write(fa, bytes(params), allow_test_mode)
+        what = f"SET FEATURES {fa:02X}h"
         seq = core.set_features(self.sdr, fa, bytes(params), self.timeouts.feature)
-        return sum(busy_steps(self.run(seq, f"SET FEATURES {fa:02X}h")))
+        if role is FeatureRole.TEST_MODE:
+            self.require("test_mode", what)
+            seq = in_test_mode(self.profile.vendor.test_mode, seq)
+        return sum(busy_steps(self.run(seq, what)))
 
-    def _check_feature_write(self, fa: int, params: bytes, allow_test_mode: bool) -> None:
+    def _check_feature_write(self, fa: int, params: bytes, allow_test_mode: bool) -> FeatureRole:
         fields = self.identification.fields
         if not int(fields["optional_commands"]) & parampage.PP_OPT_FEATURES:
             raise UnsupportedCapability(
@@ -316,7 +322,7 @@ class Target:
             )
         if fa == Feature.TIMING_MODE:
             self._check_timing_mode(params[0] & 0x0F, params[0] >> 4)
-            return
+            return FeatureRole.TIMING_MODE
         declared = declared_features(self.profile)
         role = declared.get(fa)
         if role is None:
@@ -330,6 +336,7 @@ class Target:
                 f"feature address {fa:02X}h is a test-mode setting of {self.profile.name}: "
                 "pass allow_test_mode (--allow-test-mode) to write it"
             )
+        return role
 
     def _check_timing_mode(self, mode: int, interface: int) -> None:
         allowed = _supported_modes(self.identification.fields)
