@@ -311,7 +311,9 @@ class Target:
         seq = core.set_features(self.sdr, fa, bytes(params), self.timeouts.feature)
         if role is FeatureRole.TEST_MODE:
             self.require("test_mode", what)
-            seq = in_test_mode(self.profile.vendor.test_mode, seq)
+            mode = self.profile.vendor.test_mode
+            assert mode is not None  # require() raised otherwise
+            seq = in_test_mode(mode, seq)
         return sum(busy_steps(self.run(seq, what)))
 
     def _check_feature_write(self, fa: int, params: bytes, allow_test_mode: bool) -> FeatureRole:
