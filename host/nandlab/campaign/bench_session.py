@@ -28,6 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nandlab.bench import Bench
+from nandlab.dataset.store import STORE
+from nandlab.errors import DamagedFileError
 from nandlab.locks import Lock, acquire, chip_lock
 from nandlab.onfi.chip import Chip
 from nandlab.paths import data_root, write_atomic
@@ -151,6 +153,8 @@ class BenchSession:
         try:
             self._lock_run()
             self._lock_image()
+            if not source.is_dir():
+                raise self._store_behind(tag)
             manifest = verified_manifest(
                 source,
                 f"checkpoint {tag} of run {self.run_dir} is damaged, so the run cannot "
@@ -165,6 +169,18 @@ class BenchSession:
         except BaseException:
             self.close()
             raise
+
+    def _store_behind(self, tag: str) -> DamagedFileError:
+        """A run keeps only the checkpoint its store names last (`prune`): when that one is
+        gone, the store lost commits (its -wal file deleted or damaged, or the file replaced)."""
+        root = self.run_dir / CHECKPOINTS
+        held = sorted(p.name for p in root.iterdir()) if root.is_dir() else []
+        return DamagedFileError(
+            f"{self.run_dir / STORE} names checkpoint {tag} as its last, but "
+            f"{root} holds {', '.join(held) or 'none'}: run.sqlite or its -wal file was "
+            "damaged, deleted or replaced by an older copy, so the run cannot continue "
+            "exactly; the chip's die image was left as it was. Start a new run"
+        )
 
     def prune(self, keep: str | None) -> None:
         """Remove every checkpoint but `keep` (all of them when None)."""

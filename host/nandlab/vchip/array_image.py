@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from nandlab.errors import ProfileError
+from nandlab.paths import file_mode
 from nandlab.vchip.cells import Block, WordLine
 
 _IMAGE_FORMAT = 1
@@ -36,7 +37,8 @@ class DieImage:
 
 
 def write(path: Path, image: DieImage) -> None:
-    """Write `image` to `path`: temp file, fsync, atomic replace, fsync of the folder."""
+    """Write `image` to `path`: temp file (the umask's mode), fsync, atomic replace, fsync
+    of the folder."""
     arrays: dict[str, np.ndarray] = {}
     blocks: dict[str, Any] = {}
     for b, blk in image.blocks.items():
@@ -72,6 +74,7 @@ def write(path: Path, image: DieImage) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, file_mode())  # readable by the lab as the image's other files
         with os.fdopen(fd, "wb") as f:
             np.savez(f, **arrays)  # type: ignore[arg-type]
             f.flush()
