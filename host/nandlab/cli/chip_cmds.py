@@ -20,6 +20,7 @@ from nandlab.cli.common import (
     yes_option,
 )
 from nandlab.errors import ReadOnlyDataError, UsageError
+from nandlab.onfi.errors import FeatureNotAccepted
 from nandlab.onfi_spec.opcodes import Status
 from nandlab.ops.pattern import PATTERNS, page_pattern
 from nandlab.profiles import builtin_names, load_profile
@@ -314,10 +315,25 @@ def features_get(url: str, fa: str, fresh: bool, as_json: bool) -> None:
 @click.argument("fa")
 @click.argument("params", nargs=-1, required=True)
 @yes_option
+@click.option(
+    "--allow-test-mode",
+    is_flag=True,
+    help="Allow a test-mode address (ESP, sensing time, MWS override); sent inside the test mode.",
+)
 def features_set(
-    url: str, fa: str, params: tuple[str, ...], yes: bool, fresh: bool, as_json: bool
+    url: str,
+    fa: str,
+    params: tuple[str, ...],
+    yes: bool,
+    allow_test_mode: bool,
+    fresh: bool,
+    as_json: bool,
 ) -> None:
-    """SET FEATURES at address FA with P1 [P2 P3 P4] (missing ones are 0)."""
+    """SET FEATURES at address FA with P1 [P2 P3 P4] (missing ones are 0).
+
+    Refused (exit 2) before anything is sent when the part would drop the write: an
+    address it does not implement, a timing mode its parameter page does not list, a
+    test-mode address without --allow-test-mode. The feature is read back afterwards."""
     address = parse_int(fa, "feature address", 0, 0xFF)
     if len(params) > 4:
         raise UsageError(f"SET FEATURES takes P1..P4: at most 4 parameters, got {len(params)}")
@@ -325,14 +341,20 @@ def features_set(
     values += [0] * (4 - len(values))
     require_yes(yes, "features set")
     with open_chip(url, fresh) as (_, chip):
-        busy = chip.set_feature(address, bytes(values))
+        busy = chip.set_feature(address, bytes(values), allow_test_mode=allow_test_mode)
+        back = list(chip.get_feature(address))
+    if back != values:
+        raise FeatureNotAccepted(
+            f"feature {address:02X}h reads back {bytes(back).hex(' ')} after writing "
+            f"{bytes(values).hex(' ')}: the target did not take the write"
+        )
     if as_json:
         print_json({"feature": address, "params": values, "busy_us": busy / 1000})
     else:
         click.echo(
             f"feature {address:02X}h set to "
             + " ".join(f"P{i + 1}={b:02X}h" for i, b in enumerate(values))
-            + f" (tFEAT {busy / 1000:.2f} µs)"
+            + f" (tFEAT {busy / 1000:.2f} µs, read back)"
         )
 
 
