@@ -8,8 +8,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
-STAMP_PY  := $(VENV)/.stamp-python
-STAMP_SYS := $(VENV)/.stamp-system
+STAMP_BASE := $(VENV)/.stamp-base
+STAMP_PY   := $(VENV)/.stamp-python
+STAMP_SYS  := $(VENV)/.stamp-system
 DEMO_OUT ?= runs
 
 .PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated lint bench regen clean
@@ -17,11 +18,16 @@ DEMO_OUT ?= runs
 setup: $(STAMP_PY) $(STAMP_SYS)
 
 # Runtime dependencies are ranges in host/pyproject.toml; constraints.txt pins the exact
-# versions these commands install.
-$(STAMP_PY): host/pyproject.toml constraints.txt
+# versions these commands install. The demo needs the base set only; the suites add the
+# extras for real benches (hw), the RTL bench (rtl) and the tools (dev).
+$(STAMP_BASE): host/pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip==26.3
-	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e 'host[dev,hw]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e host
+	touch $@
+
+$(STAMP_PY): $(STAMP_BASE)
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e 'host[dev,hw,rtl]'
 	touch $@
 
 # System tools the suites use: gcc / g++ (C header, HLS C-simulation), iverilog,
@@ -40,7 +46,7 @@ $(STAMP_SYS):
 	fi
 	touch $@
 
-demo: setup
+demo: $(STAMP_BASE)
 	$(BIN)/nandlab demo --out $(DEMO_OUT)
 
 test: setup lint test-generated test-host test-e2e test-rtl
