@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
 
 from nandlab.campaign.blocks import planned_blocks
 from nandlab.campaign.schema import LoadedCampaign
@@ -30,7 +30,7 @@ from nandlab.campaign.steps import BlockState, Context, apply
 from nandlab.campaign.sweep import Plan, expand
 from nandlab.profiles import Profile, load_profile
 from nandlab.transport import parse_sim_url
-from nandlab.transport.url import scheme_of
+from nandlab.transport.url import scheme_of, split_url
 
 TEST_MODE_HINT = (
     "a campaign that runs test-mode operations says so at its top with "
@@ -44,7 +44,7 @@ def bench_profile(url: str) -> Profile | None:
     scheme = scheme_of(url)
     if scheme == "sim":
         return load_profile(parse_sim_url(url).profile)
-    parts = urlsplit(url)
+    parts = split_url(url, f"{scheme}://...")
     query = dict(parse_qsl(parts.query))
     name = query.get("profile") or (parts.netloc if scheme == "rtl" else "")
     return load_profile(name) if name else None

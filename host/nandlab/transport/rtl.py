@@ -33,13 +33,12 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from nandlab.errors import BenchURLError, TransportError
 from nandlab.ops import Program, Results, decode_results
 from nandlab.profiles import Profile, load_profile
 from nandlab.transport.base import Transport
-from nandlab.transport.url import int_option, query_options
+from nandlab.transport.url import int_option, query_options, split_url
 
 RTL_FORM = "rtl://PROFILE?seed=N&dies=K&sim=verilator|icarus (or rtl://?profile=PATH)"
 MAX_RTL_DIES = 4
@@ -62,7 +61,7 @@ class RtlOptions:
 
 def parse_rtl_url(url: str) -> RtlOptions:
     """Parse an `rtl://` URL; raises BenchURLError naming the fault and the form."""
-    parts = urlsplit(url)
+    parts = split_url(url, RTL_FORM)
     if parts.scheme.lower() != "rtl":
         raise BenchURLError(f"'{url}' is not an rtl:// URL: use {RTL_FORM}")
     query = query_options(url, parts.query, _KEYS, RTL_FORM)

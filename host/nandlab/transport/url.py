@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit
 
 from nandlab.errors import BenchURLError
 
@@ -57,6 +57,14 @@ def _scheme(url: str) -> str:
     if "://" not in url:
         raise BenchURLError(f"bench URL '{url}' has no scheme: use {SIM_FORM}")
     return url.split("://", 1)[0].lower()
+
+
+def split_url(url: str, form: str) -> SplitResult:
+    """urlsplit, with its ValueError (unbalanced '[' / ']', a bad port) as BenchURLError."""
+    try:
+        return urlsplit(url)
+    except ValueError as exc:
+        raise BenchURLError(f"bench URL '{url}' is malformed ({exc}); form: {form}") from None
 
 
 def query_options(url: str, query: str, allowed: frozenset[str], form: str) -> dict[str, str]:
@@ -97,7 +105,7 @@ def parse_sim_url(url: str) -> SimOptions:
     """Parse a `sim://` URL; raises BenchURLError naming the fault and the allowed form."""
     if _scheme(url) != "sim":
         raise BenchURLError(f"'{url}' is not a sim:// URL: use {SIM_FORM}")
-    parts = urlsplit(url)
+    parts = split_url(url, SIM_FORM)
     if parts.fragment:
         raise BenchURLError(f"bench URL '{url}': no #fragment is allowed; form: {SIM_FORM}")
     query = query_options(url, parts.query, _SIM_KEYS, SIM_FORM)
@@ -152,10 +160,10 @@ def with_fresh(url: str, fresh: bool = True) -> str:
     """`url` with fresh=1 in its query (fresh) or without any fresh= (not fresh).
 
     Not urlunsplit: it drops the "//" of a URL with an empty host (sim://?profile=...).
-    A malformed query is left as it is, for the URL parser to report.
+    A malformed URL or query is left as it is, for the URL parser to report.
     """
-    parts = urlsplit(url)
     try:
+        parts = urlsplit(url)
         query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "fresh"]
     except ValueError:
         return url

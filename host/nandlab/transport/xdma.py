@@ -39,7 +39,6 @@ import math
 import os
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 from nandlab.boards import Board, FpgaController, load_board
 from nandlab.errors import BenchURLError, TransportError, UsageError
@@ -56,7 +55,7 @@ from nandlab.profiles import Profile, load_profile
 from nandlab.regs import ID_MAGIC, REG
 from nandlab.transport.base import Transport, board_record
 from nandlab.transport.roles import Roles
-from nandlab.transport.url import query_options
+from nandlab.transport.url import query_options, split_url
 
 XDMA_FORM = ("xdma:///dev/xdmaN?board=NAME|PATH&profile=NAME|PATH[&channel=N][&timeout_s=S] "
              "(e.g. xdma:///dev/xdma0?board=kc705-onfi&profile=mlc-64l)")
@@ -86,7 +85,7 @@ class XdmaOptions:
 
 def parse_xdma_url(url: str) -> XdmaOptions:
     """Parse an `xdma://` URL; BenchURLError names the fault and the form."""
-    parts = urlsplit(url)
+    parts = split_url(url, XDMA_FORM)
     if parts.scheme.lower() != "xdma":
         raise BenchURLError(f"'{url}' is not an xdma:// URL: use {XDMA_FORM}")
     if parts.netloc or not parts.path.startswith("/dev/xdma"):

@@ -13,10 +13,10 @@ monitor and temperature controller with the bench).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlunsplit
 
 from nandlab.errors import BenchURLError
-from nandlab.transport.url import query_options
+from nandlab.transport.url import query_options, split_url
 
 FTDI_FORM = (
     "ftdi://[vendor][:product[:serial|:bus:addr|:index]]/interface?board=NAME|PATH"
@@ -50,7 +50,7 @@ class FtdiOptions:
 
 def parse_ftdi_url(url: str) -> FtdiOptions:
     """Parse an `ftdi://` URL; raises BenchURLError naming the fault and the form."""
-    parts = urlsplit(url)
+    parts = split_url(url, FTDI_FORM)
     if parts.scheme.lower() != "ftdi":
         raise BenchURLError(f"'{url}' is not an ftdi:// URL: use {FTDI_FORM}")
     if parts.fragment:
