@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from nandlab.campaign.bench_session import BenchSession, Opener
+from nandlab.campaign.bench_session import CHECKPOINTS, RUN_LOCK, BenchSession, Opener
 from nandlab.campaign.blocks import choose_blocks
 from nandlab.campaign.preflight import dry_run, preflight
 from nandlab.campaign.schema import (
@@ -145,7 +145,10 @@ def _new_run_dir(out: Path, name: str, run_id: str | None) -> Path:
             n += 1
             run_id = f"{name}-{stamp}-{n}"
     run_dir = out / run_id
-    if run_dir.exists() and any(run_dir.iterdir()):
+    # a start killed (kill -9) before it wrote run.json leaves only its lock and first
+    # checkpoint: the same command may take the folder again
+    leftovers = {RUN_LOCK, CHECKPOINTS}
+    if run_dir.exists() and any(p.name not in leftovers for p in run_dir.iterdir()):
         held = "another run" if (run_dir / RUN_JSON).exists() else "other files"
         raise RunDirError(
             f"{run_dir} already holds {held}: choose another --run-id, or "
