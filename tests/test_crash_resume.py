@@ -114,12 +114,14 @@ def run_args(campaign: Path, out: Path, run_id: str = "k") -> list[str]:
     return ["run", str(campaign), "--out", str(out), "--run-id", run_id, "--no-progress"]
 
 
-def wait_until(proc: subprocess.Popen[bytes], ready: Callable[[], bool]) -> None:
+def wait_until(
+    proc: subprocess.Popen[bytes], ready: Callable[[], bool], poll_s: float = 0.01
+) -> None:
     deadline = time.monotonic() + 120
     while not ready():
         assert proc.poll() is None, f"ended first: {finish(proc)}"
         assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
+        time.sleep(poll_s)
 
 
 def finish(proc: subprocess.Popen[bytes]) -> tuple[int, str]:
@@ -148,6 +150,23 @@ def test_kill_9_at_a_random_point_then_resume(
     assert finish(proc)[0] == -signal.SIGKILL
     assert len(_done(run_dir)) < UNITS
     resume(run_dir)
+    assert outcome(run_dir) == reference
+
+
+def test_kill_9_during_start_up_then_rerun(
+    campaign: Path, reference: dict[str, Any], tmp_path: Path, data_dir: Path
+) -> None:
+    """SIGKILL as soon as the run folder appears (its lock; the first checkpoint and
+    run.json come later): nothing to resume, and the same command with the same
+    --run-id takes the folder and runs to the end."""
+    run_dir = tmp_path / "runs" / "k"
+    proc = launch(run_args(campaign, tmp_path / "runs"))
+    wait_until(proc, run_dir.exists, poll_s=0.001)
+    proc.send_signal(signal.SIGKILL)
+    assert finish(proc)[0] == -signal.SIGKILL
+    assert not (run_dir / "run.json").exists()
+    result = CliRunner().invoke(cli, run_args(campaign, tmp_path / "runs"))
+    assert result.exit_code == 0, result.output
     assert outcome(run_dir) == reference
 
 
