@@ -64,8 +64,16 @@ def bad_inputs(files: dict[str, Path]) -> list[list[str]]:
         ["doctor", "--url", "ftdi://x"],
         ["compute", URL, "--expr", "A &", "--operand", "A=1:0", "--scheme", "parabit"],
         ["compute", URL, "--operand", "A=x:y", "--expr", "A"],
+        ["runs", "--out", text],
+        ["query", "SELEC nothing", "--out", folder],
+        ["query", "SELECT * FROM no_such_table", "--out", folder],
+        ["query", "SELECT 1", "--out", text],
         ["no-such-command"],
     ]
+
+
+def test_the_walk_covers_every_command(files: dict[str, Path]) -> None:
+    assert set(cli.commands) <= {args[0] for args in bad_inputs(files)}
 
 
 def test_every_command_refuses_bad_input_with_exit_2_and_no_traceback(
