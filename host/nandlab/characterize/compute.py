@@ -113,7 +113,6 @@ def measure_compute(
     options: Mapping[str, Any] | None = None,
     scratch: Sequence[int] = (),
     against_reads: bool = False,
-    scratch_erases: dict[int, int] | None = None,
 ) -> list[dict[str, Any]]:
     """Run each of `ops` with `scheme` over the data `spec` wrote to `wls` of `block`.
 
@@ -123,8 +122,8 @@ def measure_compute(
     of the operands return, so raw bit errors of the cells drop out and what is left
     is the scheme's own logic (exact on error-free cells).
 
-    Scratch blocks a scheme erases (intermediate results, aligned copies) are
-    counted into `scratch_erases` (block -> erases), so their wear can be recorded.
+    Scratch blocks a scheme erases (intermediate results, aligned copies) wear like any
+    other: the chip layer counts their erases for the chip ledger.
 
     MCFlash plans its read offsets against the states a Vth sweep of the first WL measures
     (unless `options` give a `model`), as a lab does on silicon; the sweep's reads add a
@@ -169,11 +168,9 @@ def measure_compute(
             expr = parse(text)
             names = variables(expr)
             want = evaluate(expr, {n: operand_bits[n] for n in names})
-            scratch_wls = Scratch(chip, list(scratch))
-            result = run.run(expr, {n: locs[n] for n in names}, scratch_wls, text=text)
-            if scratch_erases is not None:
-                for used in scratch_wls.used_blocks():
-                    scratch_erases[used] = scratch_erases.get(used, 0) + 1
+            result = run.run(
+                expr, {n: locs[n] for n in names}, Scratch(chip, list(scratch)), text=text
+            )
             got = np.asarray(result.bits, dtype=np.uint8)
             plan = result.plan
             row = {

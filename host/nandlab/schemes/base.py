@@ -206,10 +206,6 @@ class Scratch:
             f"{', '.join(map(str, self.blocks)) or 'none'})"
         )
 
-    def used_blocks(self) -> list[int]:
-        """The scratch blocks erased so far (each once, on first use)."""
-        return sorted(self._next)
-
     def take_wl(self, plan: Plan, plane: int | None = None) -> tuple[int, int]:
         """(block, wl) of an erased native-mode WL, on `plane` if given."""
         return self._take(plan, False, plane)

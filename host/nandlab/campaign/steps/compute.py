@@ -79,7 +79,6 @@ class Compute(StepKind[ComputeStep]):
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         p = self.params(unit)
         held = self.holding_data(unit, ctx, p.wls)
-        erases: dict[int, int] = {}
         options = dict(p.options)
         if p.allow_test_mode:
             options["allow_test_mode"] = True
@@ -95,15 +94,9 @@ class Compute(StepKind[ComputeStep]):
             options=options,
             scratch=p.scratch,
             against_reads=p.against_reads,
-            scratch_erases=erases,
         )
         at.chip.reset_read_offsets()
-        # scratch blocks wear too: the chip ledger keeps their P/E counts
-        ledger = [
-            {"kind": "cycle", "block": blk, "pec_delta": n, "scratch": True}
-            for blk, n in sorted(erases.items())
-        ]
-        return Outcome(rows, ledger=ledger)
+        return Outcome(rows)
 
 
 STEP = Compute()

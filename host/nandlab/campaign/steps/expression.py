@@ -173,8 +173,7 @@ class Expression(StepKind[ExpressionStep]):
                     )
             row["detail"] = json.dumps(detail, default=str)
             rows.append(row)
-        events = [{"kind": "cycle", "pec_delta": 1}] if p.store else []
-        return Outcome(rows, ledger=events)
+        return Outcome(rows)
 
 
 STEP = Expression()
