@@ -45,11 +45,25 @@ def test_presets_meet_every_onfi_minimum(period_ps: int) -> None:
 
 
 def test_presets_round_up() -> None:
-    assert timing.cycles(45, 10000, "min") == 5
-    assert timing.cycles(40, 10000, "capture") == 5
-    assert timing.cycles(1, 5000, "min") == 1
+    assert timing.cycles(45, 10000) == 5
+    assert timing.cycles(40, 10000) == 4
+    assert timing.cycles(0, 5000) == 1
     with pytest.raises(ValueError):
-        timing.cycles(5000, 5000, "min")
+        timing.cycles(5000, 5000)
+
+
+def test_read_plan_centres_the_capture_in_the_valid_window() -> None:
+    # mode 0 at 100 MHz: RE# low 50 ns would leave the byte valid only 40..50 ns
+    # (tRHOH 0): RE# low 60 ns, capture at 50 ns, 10 ns each side, still tRC 100 ns
+    assert timing.read_plan(SDR_MODES[0], 10000) == {"T_RP": 6, "T_REH": 4, "T_RC": 10,
+                                                     "T_REA": 5}
+    # mode 3 at 100 MHz: 3 clocks (tRC 30 ns) give valid 20..30 ns (tRLOH 0), no
+    # whole clock inside it; 4 clocks, RE# low 30 ns: valid 20..40 ns, capture at 30
+    assert timing.read_plan(SDR_MODES[3], 10000) == {"T_RP": 3, "T_REH": 1, "T_RC": 4,
+                                                     "T_REA": 3}
+    # mode 5 at 200 MHz: valid 16..25 ns (tRHOH after a 10 ns RE# low, tRLOH after
+    # the next fall at 20 ns): capture at 20 ns
+    assert timing.read_plan(SDR_MODES[5], 5000)["T_REA"] == 4
 
 
 def test_xdc_places_every_known_pin() -> None:

@@ -19,7 +19,7 @@ module nandlab_core #(
     `NANDLAB_AXIS_OUT(m_axis_rsp, 32),
     // CSR values
     input  wire              csr_timing_override,   // use csr_timing instead of the mode preset
-    input  wire [135:0]      csr_timing,            // {TIMING_CCS[7:0], TIMING_TURN, TIMING_SETUP, TIMING_READ, TIMING_WRITE}
+    input  wire [151:0]      csr_timing,            // {TIMING_CCS[23:0], TIMING_TURN, TIMING_SETUP, TIMING_READ, TIMING_WRITE}
     input  wire [31:0]       csr_rsp_limit,
     input  wire              csr_clear_counters,
     output wire [4:0]        status_state,
@@ -47,7 +47,7 @@ module nandlab_core #(
     end
     assign status_rb = rb_q;
 
-    wire [135:0] timing;
+    wire [151:0] timing;
 
     nandlab_timing_sel #(.CLK_PERIOD_PS(CLK_PERIOD_PS)) u_timing (
         .mode(status_timing_mode), .use_csr(csr_timing_override), .csr_timing(csr_timing),
@@ -67,10 +67,8 @@ module nandlab_core #(
     );
     assign nand_wp_n = status_gpio[0];
 
-    // tRHOH is 15 ns in SDR modes 1..5: the PHY may sample DQ this many whole clocks after RE# rises
-    localparam int RHOH_CYCLES = (15000 - 1) / CLK_PERIOD_PS;
-
-    nandlab_onfi_phy #(.NUM_CE(NUM_CE), .RHOH_CYCLES(RHOH_CYCLES)) u_phy (
+    nandlab_onfi_phy #(.NUM_CE(NUM_CE)) u_phy (
+        .wp_n(nand_wp_n),
         .req_valid(phy_req_valid), .req_ready(phy_req_ready),
         .req_kind(phy_req_kind), .req_data(phy_req_data),
         .rd_valid(phy_rd_valid), .rd_data(phy_rd_data),

@@ -50,7 +50,8 @@ module nandlab_ctrl #(
     wire [31:0]       cnt_programs, cnt_errors;
     wire [63:0]       cnt_busy_cycles;
 
-    wire [135:0] csr_timing = {
+    wire [151:0] csr_timing = {
+        hwif_out.TIMING_CCS.T_WW.value, hwif_out.TIMING_CCS.T_IR.value,
         hwif_out.TIMING_CCS.T_CCS.value,
         hwif_out.TIMING_TURN.T_ADL.value, hwif_out.TIMING_TURN.T_RHW.value,
         hwif_out.TIMING_TURN.T_WHR.value, hwif_out.TIMING_TURN.T_WB.value,

@@ -4,25 +4,28 @@
 // (ALE), a data-in write (WE#) or a data-out read (RE#). Every time is a
 // count of clock cycles from `timing` (nandlab_timing_pkg layout), so any SDR
 // mode runs at any clock the presets cover. Turnarounds are enforced here:
-// tWHR (WE# high to RE# low), tRHW (RE# high to WE# low), tADL (address to
-// data in), tCS (CE# low to strobe) and tCCS after a column change (command
-// E0h before a read, command 85h + address before data in). Holds (tCLH,
-// tALH, tDH, tCH) are met by the WE# high phase, which is at least tWH; CLE
-// and ALE fall when it ends, so they are low long before a later read (tCLR,
-// tAR) whatever waits come in between.
+// tWHR (WE# high to RE# low), tRHW (RE# high to WE# low, which also covers
+// tRHZ before DQ is driven again), tADL (address to data in), tCS (CE# low to
+// strobe), tCCS after a column change (command E0h before a read, command 85h
+// + address before data in), tIR (DQ released before RE# low), tWW (WP#
+// change before WE# low) and tWB: a command or a read waits tWB after any WE#
+// rise, so a cycle that started a busy period (a confirm, a RESET, the last
+// SET FEATURES parameter...) is never followed within tWB, whether the op
+// program waits on R/B# or polls status straight away. Holds (tCLH, tALH,
+// tDH, tCH) are met by the WE# high phase, which is at least tWH; CLE and ALE
+// fall when it ends, so they are low long before a later read (tCLR, tAR)
+// whatever waits come in between.
 //
 // Back to back: the next request is taken in the last cycle of the strobe's
 // high phase and, when no turnaround applies, its strobe falls on the next
-// edge, so a stream of same-kind cycles runs at exactly tWC / tRC (two clocks
-// per byte in mode 5 at 100 MHz).
+// edge, so a stream of same-kind cycles runs at exactly tWC / tRC.
 //
-// DQ is sampled on the first clock edge after tREA (field T_REA) counted
-// from the RE# fall. In the fast (EDO) modes tREA is longer than tRP: RE#
-// then rises before the sample, at most RHOH_CYCLES clocks before it, so the
-// byte is still held (tRHOH, 15 ns in modes 1..5); the sample may fall on the
-// edge that starts the next read (tRLOH). Mode 0 (tRHOH 0) has tRP >= tREA at
-// every preset clock, so its sample is taken while RE# is low. A CSR timing
-// override must keep T_RP >= T_REA - RHOH_CYCLES valid for its mode.
+// DQ is captured T_REA clocks after RE# falls, whatever RE# does meanwhile:
+// the generated presets (nandlab.hwgen.timing.read_plan) choose RE# low / high
+// and the capture point so that it sits inside the die's data-valid window
+// (tREA after the fall until tRHOH after the rise, or tRLOH after the next
+// fall) with margin on both sides. A CSR override must keep that true; the
+// capture never comes after the next RE# fall (the high phase is stretched).
 // `wb_done` tells that tWB has passed since the last WE# rise, so R/B# is
 // valid.
 //
@@ -30,12 +33,11 @@
 `default_nettype none
 
 module nandlab_onfi_phy #(
-    parameter int NUM_CE = 4,        // chip enables
-    parameter int RHOH_CYCLES = 1    // whole clocks strictly inside tRHOH (15 ns): DQ sample after RE# rise
+    parameter int NUM_CE = 4         // chip enables
 ) (
     input  wire              clk,
     input  wire              rst,
-    input  wire [135:0]      timing,       // active timing, cycles per field
+    input  wire [151:0]      timing,       // active timing, cycles per field
     input  wire [NUM_CE-1:0] ce_sel,       // selected targets (one-hot or 0); change only when idle
     input  wire              req_valid,
     output wire              req_ready,
@@ -45,6 +47,7 @@ module nandlab_onfi_phy #(
     output reg  [7:0]        rd_data,
     output wire              idle,         // no bus cycle in progress
     output wire              wb_done,      // tWB passed since the last WE# rise
+    input  wire              wp_n,         // WP# as driven on the pin (tWW before a WE# fall)
     output reg  [NUM_CE-1:0] nand_ce_n,
     output reg               nand_cle,
     output reg               nand_ale,
@@ -64,9 +67,7 @@ module nandlab_onfi_phy #(
     localparam logic [1:0] S_LOW = 2'd2;
     localparam logic [1:0] S_HIGH = 2'd3;
 
-    localparam logic [7:0] RHOH = 8'(RHOH_CYCLES);
-
-    function automatic [7:0] field(input [135:0] t, input integer i);
+    function automatic [7:0] field(input [151:0] t, input integer i);
         field = t[8*i +: 8];
     endfunction
 
@@ -91,6 +92,8 @@ module nandlab_onfi_phy #(
     wire [7:0] t_rhw = field(timing, nandlab_timing_pkg::T_RHW);
     wire [7:0] t_adl = field(timing, nandlab_timing_pkg::T_ADL);
     wire [7:0] t_ccs = field(timing, nandlab_timing_pkg::T_CCS);
+    wire [7:0] t_ir = field(timing, nandlab_timing_pkg::T_IR);
+    wire [7:0] t_ww = field(timing, nandlab_timing_pkg::T_WW);
 
     reg [1:0] state_q;
     reg [1:0] kind_q;
@@ -102,6 +105,9 @@ module nandlab_onfi_phy #(
     reg [7:0] since_we_q;   // cycles since WE# rose (saturating)
     reg [7:0] since_re_q;   // cycles since RE# rose (saturating)
     reg [7:0] since_ce_q;   // cycles since CE# changed (saturating)
+    reg [7:0] since_oe_q;   // cycles since DQ was released (saturating)
+    reg [7:0] since_wp_q;   // cycles since WP# changed (saturating)
+    reg       wp_q;
     reg [1:0] last_kind_q;  // kind of the last write cycle
     reg       ccs_q;        // a column change is pending (E0h / 85h seen)
     reg [NUM_CE-1:0] ce_q;
@@ -120,24 +126,24 @@ module nandlab_onfi_phy #(
     wire [7:0] strobe_setup = nk == KIND_CMD ? t_cls : nk == KIND_ADDR ? t_als : 8'd1;
     wire [7:0] low_w = max8(max8(t_wp, t_ds), strobe_setup);
     wire [7:0] cap_len = max8(t_rea, 8'd1);
-    wire [7:0] low_r = max8(t_rp, cap_len > RHOH ? cap_len - RHOH : 8'd1);
-    wire [7:0] low_len = max8(n_read ? low_r : low_w, 8'd1);
+    wire [7:0] low_len = max8(n_read ? t_rp : low_w, 8'd1);
     wire [7:0] cyc = n_read ? t_rc : t_wc;
     wire [7:0] cyc_rest = cyc > low_len ? cyc - low_len : 8'd0;
     wire [7:0] high_min = max8(max8(n_read ? t_reh : max8(t_wh, t_dh), cyc_rest), 8'd1);
-    // the sample lands within the cycle, at the latest on the next RE# fall
+    // the capture lands within the cycle, at the latest on the next RE# fall
     wire [7:0] high_len = n_read && cap_len > low_len + high_min ? cap_len - low_len : high_min;
 
     // Turnaround before its strobe.
     wire [7:0] whr_need = ccs_q ? max8(t_whr, t_ccs) : t_whr;
     wire [7:0] adl_need = ccs_q ? max8(t_adl, t_ccs) : t_adl;
+    // a command or a read may follow a cycle that started a busy period
+    wire       wb_ok = since_we_q >= t_wb;
     // a ce_sel change reaches CE# on this edge: its tCS count has not begun
     wire       gap_ok = ce_sel == ce_q && since_ce_q >= t_cs &&
-        (n_read ? since_we_q >= whr_need :
-                  since_re_q >= t_rhw &&
+        (n_read ? since_we_q >= whr_need && wb_ok && !nand_dq_oe && since_oe_q >= t_ir :
+                  since_re_q >= t_rhw && since_wp_q >= t_ww && (nk != KIND_CMD || wb_ok) &&
                   (nk != KIND_DIN || last_kind_q != KIND_ADDR || since_we_q >= adl_need));
-    // a read waits one cycle after releasing DQ, so DQ is never driven at a RE# fall
-    wire       start = (from_gap || take) && gap_ok && !(n_read && nand_dq_oe);
+    wire       start = (from_gap || take) && gap_ok;
 
     assign idle = state_q == S_IDLE && !req_valid;
     assign wb_done = since_we_q >= t_wb;
@@ -147,6 +153,12 @@ module nandlab_onfi_phy #(
         if (since_we_q != 8'hFF) since_we_q <= since_we_q + 8'd1;
         if (since_re_q != 8'hFF) since_re_q <= since_re_q + 8'd1;
         if (since_ce_q != 8'hFF) since_ce_q <= since_ce_q + 8'd1;
+        if (since_oe_q != 8'hFF) since_oe_q <= since_oe_q + 8'd1;
+        if (since_wp_q != 8'hFF) since_wp_q <= since_wp_q + 8'd1;
+        if (wp_n != wp_q) begin
+            wp_q <= wp_n;
+            since_wp_q <= 8'd0;
+        end
         if (ce_sel != ce_q) begin
             ce_q <= ce_sel;
             nand_ce_n <= ~ce_sel;
@@ -196,8 +208,9 @@ module nandlab_onfi_phy #(
             kind_q <= req_kind;
             data_q <= req_data;
             state_q <= S_GAP;
-            if (req_kind == KIND_DOUT) begin
+            if (req_kind == KIND_DOUT && nand_dq_oe) begin
                 nand_dq_oe <= 1'b0;   // release the bus: the die drives DQ from RE# low
+                since_oe_q <= 8'd0;
             end
         end
         if (start) begin
@@ -227,6 +240,9 @@ module nandlab_onfi_phy #(
             since_we_q <= 8'hFF;
             since_re_q <= 8'hFF;
             since_ce_q <= 8'hFF;
+            since_oe_q <= 8'hFF;
+            since_wp_q <= 8'hFF;
+            wp_q <= 1'b1;
             last_kind_q <= KIND_CMD;
             ccs_q <= 1'b0;
             ce_q <= '0;

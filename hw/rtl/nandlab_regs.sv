@@ -389,6 +389,14 @@ module nandlab_regs (
                 logic [7:0] next;
                 logic load_next;
             } T_CCS;
+            struct packed {
+                logic [7:0] next;
+                logic load_next;
+            } T_IR;
+            struct packed {
+                logic [7:0] next;
+                logic load_next;
+            } T_WW;
         } TIMING_CCS;
     } field_combo_t;
     field_combo_t field_combo;
@@ -470,6 +478,12 @@ module nandlab_regs (
             struct packed {
                 logic [7:0] value;
             } T_CCS;
+            struct packed {
+                logic [7:0] value;
+            } T_IR;
+            struct packed {
+                logic [7:0] value;
+            } T_WW;
         } TIMING_CCS;
     } field_storage_t;
     field_storage_t field_storage;
@@ -963,6 +977,52 @@ module nandlab_regs (
         end
     end
     always_comb hwif_out.TIMING_CCS.T_CCS.value = field_storage.TIMING_CCS.T_CCS.value;
+    // Field: nandlab_regs.TIMING_CCS.T_IR
+    always_comb begin
+        logic [7:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.TIMING_CCS.T_IR.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.TIMING_CCS && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.TIMING_CCS.T_IR.value & ~decoded_wr_biten[15:8]) | (decoded_wr_data[15:8] & decoded_wr_biten[15:8]);
+            load_next_c = '1;
+        end
+        field_combo.TIMING_CCS.T_IR.next = next_c;
+        field_combo.TIMING_CCS.T_IR.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.TIMING_CCS.T_IR.value <= 8'h0;
+        end else begin
+            if(field_combo.TIMING_CCS.T_IR.load_next) begin
+                field_storage.TIMING_CCS.T_IR.value <= field_combo.TIMING_CCS.T_IR.next;
+            end
+        end
+    end
+    always_comb hwif_out.TIMING_CCS.T_IR.value = field_storage.TIMING_CCS.T_IR.value;
+    // Field: nandlab_regs.TIMING_CCS.T_WW
+    always_comb begin
+        logic [7:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.TIMING_CCS.T_WW.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.TIMING_CCS && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.TIMING_CCS.T_WW.value & ~decoded_wr_biten[23:16]) | (decoded_wr_data[23:16] & decoded_wr_biten[23:16]);
+            load_next_c = '1;
+        end
+        field_combo.TIMING_CCS.T_WW.next = next_c;
+        field_combo.TIMING_CCS.T_WW.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.TIMING_CCS.T_WW.value <= 8'h0;
+        end else begin
+            if(field_combo.TIMING_CCS.T_WW.load_next) begin
+                field_storage.TIMING_CCS.T_WW.value <= field_combo.TIMING_CCS.T_WW.next;
+            end
+        end
+    end
+    always_comb hwif_out.TIMING_CCS.T_WW.value = field_storage.TIMING_CCS.T_WW.value;
 
     //--------------------------------------------------------------------------
     // Write response
@@ -988,7 +1048,7 @@ module nandlab_regs (
             readback_data_var[31:0] = 32'h4e414e44;
         end
         if(rd_mux_addr == 7'h4) begin
-            readback_data_var[7:0] = 8'h0;
+            readback_data_var[7:0] = 8'h1;
             readback_data_var[15:8] = 8'h1;
             readback_data_var[23:16] = hwif_in.VERSION.OPS_SPEC.next;
         end
@@ -1040,6 +1100,8 @@ module nandlab_regs (
         end
         if(rd_mux_addr == 7'h30) begin
             readback_data_var[7:0] = field_storage.TIMING_CCS.T_CCS.value;
+            readback_data_var[15:8] = field_storage.TIMING_CCS.T_IR.value;
+            readback_data_var[23:16] = field_storage.TIMING_CCS.T_WW.value;
         end
         if(rd_mux_addr == 7'h40) begin
             readback_data_var[31:0] = hwif_in.CNT_PROGRAMS.COUNT.next;

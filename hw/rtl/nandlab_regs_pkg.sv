@@ -233,7 +233,17 @@ package nandlab_regs_pkg;
     } nandlab_regs__TIMING_CCS__T_CCS__out_t;
 
     typedef struct packed {
+        logic [7:0] value;
+    } nandlab_regs__TIMING_CCS__T_IR__out_t;
+
+    typedef struct packed {
+        logic [7:0] value;
+    } nandlab_regs__TIMING_CCS__T_WW__out_t;
+
+    typedef struct packed {
         nandlab_regs__TIMING_CCS__T_CCS__out_t T_CCS;
+        nandlab_regs__TIMING_CCS__T_IR__out_t T_IR;
+        nandlab_regs__TIMING_CCS__T_WW__out_t T_WW;
     } nandlab_regs__TIMING_CCS__out_t;
 
     typedef struct packed {

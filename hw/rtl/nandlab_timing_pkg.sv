@@ -1,7 +1,7 @@
 // generated from host/nandlab/onfi_spec/sdr_timing.py by nandlab.hwgen.timing, do not edit
 // ONFI SDR timing presets in core clock cycles, modes 0..5 per clock period.
 // A preset packs the fields below, 8 bits each, field i at bits [8i+7:8i]: the
-// same layout as the CSR override registers {TIMING_CCS[7:0], TIMING_TURN,
+// same layout as the CSR override registers {TIMING_CCS[23:0], TIMING_TURN,
 // TIMING_SETUP, TIMING_READ, TIMING_WRITE}.
 
 `default_nettype none
@@ -10,17 +10,17 @@ package nandlab_timing_pkg;
 
   /* verilator lint_off UNUSEDPARAM */
 
-  localparam int TIMING_FIELDS = 17;
-  localparam int TIMING_BITS = 136;
+  localparam int TIMING_FIELDS = 19;
+  localparam int TIMING_BITS = 152;
   localparam int TIMING_MODES = 6;
   localparam int T_WP = 0;  // at least tWP
   localparam int T_WH = 1;  // at least tWH
   localparam int T_WC = 2;  // at least tWC
   localparam int T_DS = 3;  // at least tDS
-  localparam int T_RP = 4;  // at least tRP
-  localparam int T_REH = 5;  // at least tREH
-  localparam int T_RC = 6;  // at least tRC
-  localparam int T_REA = 7;  // capture edge after tREA
+  localparam int T_RP = 4;  // read plan, at least tRP
+  localparam int T_REH = 5;  // read plan, at least tREH
+  localparam int T_RC = 6;  // read plan, at least tRC
+  localparam int T_REA = 7;  // DQ capture, clocks after RE# low, after tREA
   localparam int T_CLS = 8;  // at least tCLS
   localparam int T_ALS = 9;  // at least tALS
   localparam int T_CS = 10;  // at least tCS
@@ -30,53 +30,55 @@ package nandlab_timing_pkg;
   localparam int T_RHW = 14;  // at least tRHW
   localparam int T_ADL = 15;  // at least tADL
   localparam int T_CCS = 16;  // at least tCCS
+  localparam int T_IR = 17;  // at least tIR
+  localparam int T_WW = 18;  // at least tWW
 
   // 10000 ps (100 MHz); mode 0 in the low bits
-  //   mode 0: WP=5 WH=3 WC=10 DS=4 RP=5 REH=3 RC=10 REA=5 CLS=5 ALS=5 CS=7 DH=2 WB=20 WHR=12 RHW=20 ADL=40 CCS=50
-  //   mode 1: WP=3 WH=2 WC=5 DS=2 RP=3 REH=2 RC=5 REA=4 CLS=3 ALS=3 CS=4 DH=1 WB=10 WHR=8 RHW=10 ADL=40 CCS=50
-  //   mode 2: WP=2 WH=2 WC=4 DS=2 RP=2 REH=2 RC=4 REA=3 CLS=2 ALS=2 CS=3 DH=1 WB=10 WHR=8 RHW=10 ADL=40 CCS=50
-  //   mode 3: WP=2 WH=1 WC=3 DS=1 RP=2 REH=1 RC=3 REA=3 CLS=1 ALS=1 CS=3 DH=1 WB=10 WHR=8 RHW=10 ADL=40 CCS=50
-  //   mode 4: WP=2 WH=1 WC=3 DS=1 RP=2 REH=1 RC=3 REA=3 CLS=1 ALS=1 CS=2 DH=1 WB=10 WHR=8 RHW=10 ADL=40 CCS=50
-  //   mode 5: WP=1 WH=1 WC=2 DS=1 RP=1 REH=1 RC=2 REA=2 CLS=1 ALS=1 CS=2 DH=1 WB=10 WHR=8 RHW=10 ADL=40 CCS=50
-  localparam logic [815:0] PRESETS_10000PS = {
-    {8'd50, 8'd40, 8'd10, 8'd8, 8'd10, 8'd1, 8'd2, 8'd1, 8'd1, 8'd2, 8'd2, 8'd1, 8'd1, 8'd1, 8'd2, 8'd1, 8'd1},
-    {8'd50, 8'd40, 8'd10, 8'd8, 8'd10, 8'd1, 8'd2, 8'd1, 8'd1, 8'd3, 8'd3, 8'd1, 8'd2, 8'd1, 8'd3, 8'd1, 8'd2},
-    {8'd50, 8'd40, 8'd10, 8'd8, 8'd10, 8'd1, 8'd3, 8'd1, 8'd1, 8'd3, 8'd3, 8'd1, 8'd2, 8'd1, 8'd3, 8'd1, 8'd2},
-    {8'd50, 8'd40, 8'd10, 8'd8, 8'd10, 8'd1, 8'd3, 8'd2, 8'd2, 8'd3, 8'd4, 8'd2, 8'd2, 8'd2, 8'd4, 8'd2, 8'd2},
-    {8'd50, 8'd40, 8'd10, 8'd8, 8'd10, 8'd1, 8'd4, 8'd3, 8'd3, 8'd4, 8'd5, 8'd2, 8'd3, 8'd2, 8'd5, 8'd2, 8'd3},
-    {8'd50, 8'd40, 8'd20, 8'd12, 8'd20, 8'd2, 8'd7, 8'd5, 8'd5, 8'd5, 8'd10, 8'd3, 8'd5, 8'd4, 8'd10, 8'd3, 8'd5}
+  //   mode 0: WP=5 WH=3 WC=10 DS=4 RP=6 REH=4 RC=10 REA=5 CLS=5 ALS=5 CS=7 DH=2 WB=20 WHR=12 RHW=20 ADL=40 CCS=50 IR=1 WW=10
+  //   mode 1: WP=3 WH=2 WC=5 DS=2 RP=3 REH=2 RC=5 REA=4 CLS=3 ALS=3 CS=4 DH=1 WB=10 WHR=8 RHW=10 ADL=40 CCS=50 IR=1 WW=10
+  //   mode 2: WP=2 WH=2 WC=4 DS=2 RP=2 REH=2 RC=4 REA=3 CLS=2 ALS=2 CS=3 DH=1 WB=10 WHR=8 RHW=10 ADL=40 CCS=50 IR=1 WW=10
+  //   mode 3: WP=2 WH=1 WC=3 DS=1 RP=3 REH=1 RC=4 REA=3 CLS=1 ALS=1 CS=3 DH=1 WB=10 WHR=8 RHW=10 ADL=40 CCS=50 IR=1 WW=10
+  //   mode 4: WP=2 WH=1 WC=3 DS=1 RP=2 REH=1 RC=3 REA=3 CLS=1 ALS=1 CS=2 DH=1 WB=10 WHR=8 RHW=10 ADL=40 CCS=50 IR=1 WW=10
+  //   mode 5: WP=1 WH=1 WC=2 DS=1 RP=1 REH=1 RC=2 REA=2 CLS=1 ALS=1 CS=2 DH=1 WB=10 WHR=8 RHW=10 ADL=40 CCS=50 IR=1 WW=10
+  localparam logic [911:0] PRESETS_10000PS = {
+    {8'd10, 8'd1, 8'd50, 8'd40, 8'd10, 8'd8, 8'd10, 8'd1, 8'd2, 8'd1, 8'd1, 8'd2, 8'd2, 8'd1, 8'd1, 8'd1, 8'd2, 8'd1, 8'd1},
+    {8'd10, 8'd1, 8'd50, 8'd40, 8'd10, 8'd8, 8'd10, 8'd1, 8'd2, 8'd1, 8'd1, 8'd3, 8'd3, 8'd1, 8'd2, 8'd1, 8'd3, 8'd1, 8'd2},
+    {8'd10, 8'd1, 8'd50, 8'd40, 8'd10, 8'd8, 8'd10, 8'd1, 8'd3, 8'd1, 8'd1, 8'd3, 8'd4, 8'd1, 8'd3, 8'd1, 8'd3, 8'd1, 8'd2},
+    {8'd10, 8'd1, 8'd50, 8'd40, 8'd10, 8'd8, 8'd10, 8'd1, 8'd3, 8'd2, 8'd2, 8'd3, 8'd4, 8'd2, 8'd2, 8'd2, 8'd4, 8'd2, 8'd2},
+    {8'd10, 8'd1, 8'd50, 8'd40, 8'd10, 8'd8, 8'd10, 8'd1, 8'd4, 8'd3, 8'd3, 8'd4, 8'd5, 8'd2, 8'd3, 8'd2, 8'd5, 8'd2, 8'd3},
+    {8'd10, 8'd1, 8'd50, 8'd40, 8'd20, 8'd12, 8'd20, 8'd2, 8'd7, 8'd5, 8'd5, 8'd5, 8'd10, 8'd4, 8'd6, 8'd4, 8'd10, 8'd3, 8'd5}
   };
 
   // 8000 ps (125 MHz); mode 0 in the low bits
-  //   mode 0: WP=7 WH=4 WC=13 DS=5 RP=7 REH=4 RC=13 REA=6 CLS=7 ALS=7 CS=9 DH=3 WB=25 WHR=15 RHW=25 ADL=50 CCS=63
-  //   mode 1: WP=4 WH=2 WC=6 DS=3 RP=4 REH=2 RC=7 REA=4 CLS=4 ALS=4 CS=5 DH=2 WB=13 WHR=10 RHW=13 ADL=50 CCS=63
-  //   mode 2: WP=3 WH=2 WC=5 DS=2 RP=3 REH=2 RC=5 REA=4 CLS=2 ALS=2 CS=4 DH=1 WB=13 WHR=10 RHW=13 ADL=50 CCS=63
-  //   mode 3: WP=2 WH=2 WC=4 DS=2 RP=2 REH=2 RC=4 REA=3 CLS=2 ALS=2 CS=4 DH=1 WB=13 WHR=10 RHW=13 ADL=50 CCS=63
-  //   mode 4: WP=2 WH=2 WC=4 DS=2 RP=2 REH=2 RC=4 REA=3 CLS=2 ALS=2 CS=3 DH=1 WB=13 WHR=10 RHW=13 ADL=50 CCS=63
-  //   mode 5: WP=2 WH=1 WC=3 DS=1 RP=2 REH=1 RC=3 REA=3 CLS=2 ALS=2 CS=2 DH=1 WB=13 WHR=10 RHW=13 ADL=50 CCS=63
-  localparam logic [815:0] PRESETS_8000PS = {
-    {8'd63, 8'd50, 8'd13, 8'd10, 8'd13, 8'd1, 8'd2, 8'd2, 8'd2, 8'd3, 8'd3, 8'd1, 8'd2, 8'd1, 8'd3, 8'd1, 8'd2},
-    {8'd63, 8'd50, 8'd13, 8'd10, 8'd13, 8'd1, 8'd3, 8'd2, 8'd2, 8'd3, 8'd4, 8'd2, 8'd2, 8'd2, 8'd4, 8'd2, 8'd2},
-    {8'd63, 8'd50, 8'd13, 8'd10, 8'd13, 8'd1, 8'd4, 8'd2, 8'd2, 8'd3, 8'd4, 8'd2, 8'd2, 8'd2, 8'd4, 8'd2, 8'd2},
-    {8'd63, 8'd50, 8'd13, 8'd10, 8'd13, 8'd1, 8'd4, 8'd2, 8'd2, 8'd4, 8'd5, 8'd2, 8'd3, 8'd2, 8'd5, 8'd2, 8'd3},
-    {8'd63, 8'd50, 8'd13, 8'd10, 8'd13, 8'd2, 8'd5, 8'd4, 8'd4, 8'd4, 8'd7, 8'd2, 8'd4, 8'd3, 8'd6, 8'd2, 8'd4},
-    {8'd63, 8'd50, 8'd25, 8'd15, 8'd25, 8'd3, 8'd9, 8'd7, 8'd7, 8'd6, 8'd13, 8'd4, 8'd7, 8'd5, 8'd13, 8'd4, 8'd7}
+  //   mode 0: WP=7 WH=4 WC=13 DS=5 RP=9 REH=4 RC=13 REA=7 CLS=7 ALS=7 CS=9 DH=3 WB=25 WHR=15 RHW=25 ADL=50 CCS=63 IR=2 WW=13
+  //   mode 1: WP=4 WH=2 WC=6 DS=3 RP=5 REH=2 RC=7 REA=5 CLS=4 ALS=4 CS=5 DH=2 WB=13 WHR=10 RHW=13 ADL=50 CCS=63 IR=1 WW=13
+  //   mode 2: WP=3 WH=2 WC=5 DS=2 RP=3 REH=2 RC=5 REA=4 CLS=2 ALS=2 CS=4 DH=1 WB=13 WHR=10 RHW=13 ADL=50 CCS=63 IR=1 WW=13
+  //   mode 3: WP=2 WH=2 WC=4 DS=2 RP=2 REH=2 RC=4 REA=3 CLS=2 ALS=2 CS=4 DH=1 WB=13 WHR=10 RHW=13 ADL=50 CCS=63 IR=1 WW=13
+  //   mode 4: WP=2 WH=2 WC=4 DS=2 RP=2 REH=2 RC=4 REA=3 CLS=2 ALS=2 CS=3 DH=1 WB=13 WHR=10 RHW=13 ADL=50 CCS=63 IR=1 WW=13
+  //   mode 5: WP=2 WH=1 WC=3 DS=1 RP=2 REH=1 RC=3 REA=3 CLS=2 ALS=2 CS=2 DH=1 WB=13 WHR=10 RHW=13 ADL=50 CCS=63 IR=1 WW=13
+  localparam logic [911:0] PRESETS_8000PS = {
+    {8'd13, 8'd1, 8'd63, 8'd50, 8'd13, 8'd10, 8'd13, 8'd1, 8'd2, 8'd2, 8'd2, 8'd3, 8'd3, 8'd1, 8'd2, 8'd1, 8'd3, 8'd1, 8'd2},
+    {8'd13, 8'd1, 8'd63, 8'd50, 8'd13, 8'd10, 8'd13, 8'd1, 8'd3, 8'd2, 8'd2, 8'd3, 8'd4, 8'd2, 8'd2, 8'd2, 8'd4, 8'd2, 8'd2},
+    {8'd13, 8'd1, 8'd63, 8'd50, 8'd13, 8'd10, 8'd13, 8'd1, 8'd4, 8'd2, 8'd2, 8'd3, 8'd4, 8'd2, 8'd2, 8'd2, 8'd4, 8'd2, 8'd2},
+    {8'd13, 8'd1, 8'd63, 8'd50, 8'd13, 8'd10, 8'd13, 8'd1, 8'd4, 8'd2, 8'd2, 8'd4, 8'd5, 8'd2, 8'd3, 8'd2, 8'd5, 8'd2, 8'd3},
+    {8'd13, 8'd1, 8'd63, 8'd50, 8'd13, 8'd10, 8'd13, 8'd2, 8'd5, 8'd4, 8'd4, 8'd5, 8'd7, 8'd2, 8'd5, 8'd3, 8'd6, 8'd2, 8'd4},
+    {8'd13, 8'd2, 8'd63, 8'd50, 8'd25, 8'd15, 8'd25, 8'd3, 8'd9, 8'd7, 8'd7, 8'd7, 8'd13, 8'd4, 8'd9, 8'd5, 8'd13, 8'd4, 8'd7}
   };
 
   // 5000 ps (200 MHz); mode 0 in the low bits
-  //   mode 0: WP=10 WH=6 WC=20 DS=8 RP=10 REH=6 RC=20 REA=9 CLS=10 ALS=10 CS=14 DH=4 WB=40 WHR=24 RHW=40 ADL=80 CCS=100
-  //   mode 1: WP=5 WH=3 WC=9 DS=4 RP=5 REH=3 RC=10 REA=7 CLS=5 ALS=5 CS=7 DH=2 WB=20 WHR=16 RHW=20 ADL=80 CCS=100
-  //   mode 2: WP=4 WH=3 WC=7 DS=3 RP=4 REH=3 RC=7 REA=6 CLS=3 ALS=3 CS=5 DH=1 WB=20 WHR=16 RHW=20 ADL=80 CCS=100
-  //   mode 3: WP=3 WH=2 WC=6 DS=2 RP=3 REH=2 RC=6 REA=5 CLS=2 ALS=2 CS=5 DH=1 WB=20 WHR=16 RHW=20 ADL=80 CCS=100
-  //   mode 4: WP=3 WH=2 WC=5 DS=2 RP=3 REH=2 RC=5 REA=5 CLS=2 ALS=2 CS=4 DH=1 WB=20 WHR=16 RHW=20 ADL=80 CCS=100
-  //   mode 5: WP=2 WH=2 WC=4 DS=2 RP=2 REH=2 RC=4 REA=4 CLS=2 ALS=2 CS=3 DH=1 WB=20 WHR=16 RHW=20 ADL=80 CCS=100
-  localparam logic [815:0] PRESETS_5000PS = {
-    {8'd100, 8'd80, 8'd20, 8'd16, 8'd20, 8'd1, 8'd3, 8'd2, 8'd2, 8'd4, 8'd4, 8'd2, 8'd2, 8'd2, 8'd4, 8'd2, 8'd2},
-    {8'd100, 8'd80, 8'd20, 8'd16, 8'd20, 8'd1, 8'd4, 8'd2, 8'd2, 8'd5, 8'd5, 8'd2, 8'd3, 8'd2, 8'd5, 8'd2, 8'd3},
-    {8'd100, 8'd80, 8'd20, 8'd16, 8'd20, 8'd1, 8'd5, 8'd2, 8'd2, 8'd5, 8'd6, 8'd2, 8'd3, 8'd2, 8'd6, 8'd2, 8'd3},
-    {8'd100, 8'd80, 8'd20, 8'd16, 8'd20, 8'd1, 8'd5, 8'd3, 8'd3, 8'd6, 8'd7, 8'd3, 8'd4, 8'd3, 8'd7, 8'd3, 8'd4},
-    {8'd100, 8'd80, 8'd20, 8'd16, 8'd20, 8'd2, 8'd7, 8'd5, 8'd5, 8'd7, 8'd10, 8'd3, 8'd5, 8'd4, 8'd9, 8'd3, 8'd5},
-    {8'd100, 8'd80, 8'd40, 8'd24, 8'd40, 8'd4, 8'd14, 8'd10, 8'd10, 8'd9, 8'd20, 8'd6, 8'd10, 8'd8, 8'd20, 8'd6, 8'd10}
+  //   mode 0: WP=10 WH=6 WC=20 DS=8 RP=14 REH=6 RC=20 REA=11 CLS=10 ALS=10 CS=14 DH=4 WB=40 WHR=24 RHW=40 ADL=80 CCS=100 IR=2 WW=20
+  //   mode 1: WP=5 WH=3 WC=9 DS=4 RP=7 REH=3 RC=10 REA=8 CLS=5 ALS=5 CS=7 DH=2 WB=20 WHR=16 RHW=20 ADL=80 CCS=100 IR=1 WW=20
+  //   mode 2: WP=4 WH=3 WC=7 DS=3 RP=4 REH=3 RC=7 REA=6 CLS=3 ALS=3 CS=5 DH=1 WB=20 WHR=16 RHW=20 ADL=80 CCS=100 IR=1 WW=20
+  //   mode 3: WP=3 WH=2 WC=6 DS=2 RP=3 REH=3 RC=6 REA=5 CLS=2 ALS=2 CS=5 DH=1 WB=20 WHR=16 RHW=20 ADL=80 CCS=100 IR=1 WW=20
+  //   mode 4: WP=3 WH=2 WC=5 DS=2 RP=3 REH=2 RC=5 REA=5 CLS=2 ALS=2 CS=4 DH=1 WB=20 WHR=16 RHW=20 ADL=80 CCS=100 IR=1 WW=20
+  //   mode 5: WP=2 WH=2 WC=4 DS=2 RP=2 REH=2 RC=4 REA=4 CLS=2 ALS=2 CS=3 DH=1 WB=20 WHR=16 RHW=20 ADL=80 CCS=100 IR=1 WW=20
+  localparam logic [911:0] PRESETS_5000PS = {
+    {8'd20, 8'd1, 8'd100, 8'd80, 8'd20, 8'd16, 8'd20, 8'd1, 8'd3, 8'd2, 8'd2, 8'd4, 8'd4, 8'd2, 8'd2, 8'd2, 8'd4, 8'd2, 8'd2},
+    {8'd20, 8'd1, 8'd100, 8'd80, 8'd20, 8'd16, 8'd20, 8'd1, 8'd4, 8'd2, 8'd2, 8'd5, 8'd5, 8'd2, 8'd3, 8'd2, 8'd5, 8'd2, 8'd3},
+    {8'd20, 8'd1, 8'd100, 8'd80, 8'd20, 8'd16, 8'd20, 8'd1, 8'd5, 8'd2, 8'd2, 8'd5, 8'd6, 8'd3, 8'd3, 8'd2, 8'd6, 8'd2, 8'd3},
+    {8'd20, 8'd1, 8'd100, 8'd80, 8'd20, 8'd16, 8'd20, 8'd1, 8'd5, 8'd3, 8'd3, 8'd6, 8'd7, 8'd3, 8'd4, 8'd3, 8'd7, 8'd3, 8'd4},
+    {8'd20, 8'd1, 8'd100, 8'd80, 8'd20, 8'd16, 8'd20, 8'd2, 8'd7, 8'd5, 8'd5, 8'd8, 8'd10, 8'd3, 8'd7, 8'd4, 8'd9, 8'd3, 8'd5},
+    {8'd20, 8'd2, 8'd100, 8'd80, 8'd40, 8'd24, 8'd40, 8'd4, 8'd14, 8'd10, 8'd10, 8'd11, 8'd20, 8'd6, 8'd14, 8'd8, 8'd20, 8'd6, 8'd10}
   };
 
   /* verilator lint_on UNUSEDPARAM */

@@ -14,8 +14,8 @@ module nandlab_timing_sel #(
 ) (
     input  wire [3:0]   mode,          // ONFI SDR timing mode 0..5
     input  wire         use_csr,       // 1: use csr_timing
-    input  wire [135:0] csr_timing,    // {TIMING_CCS[7:0], TIMING_TURN, TIMING_SETUP, TIMING_READ, TIMING_WRITE}
-    output wire [135:0] timing         // cycles per field, nandlab_timing_pkg layout
+    input  wire [151:0] csr_timing,    // {TIMING_CCS[23:0], TIMING_TURN, TIMING_SETUP, TIMING_READ, TIMING_WRITE}
+    output wire [151:0] timing         // cycles per field, nandlab_timing_pkg layout
 );
     localparam int BITS = nandlab_timing_pkg::TIMING_BITS;
     localparam logic [6*BITS-1:0] PRESETS =

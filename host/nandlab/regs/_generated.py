@@ -16,7 +16,7 @@ REGISTERS: tuple[Register, ...] = (
     Register(
         'VERSION', 0x004, 'Version',
         (
-            Field('REGS_MINOR', 0, 8, 'r', 0, 'register map minor version'),
+            Field('REGS_MINOR', 0, 8, 'r', 1, 'register map minor version'),
             Field('REGS_MAJOR', 8, 8, 'r', 1, 'register map major version'),
             Field('OPS_SPEC', 16, 8, 'r', 0, 'op program spec version the sequencer implements (spec.yaml)'),
         ),
@@ -95,9 +95,11 @@ REGISTERS: tuple[Register, ...] = (
         ),
     ),
     Register(
-        'TIMING_CCS', 0x030, 'Timing override: column change (clock cycles)',
+        'TIMING_CCS', 0x030, 'Timing override: column change, output release, write protect (clock cycles)',
         (
             Field('T_CCS', 0, 8, 'rw', 0, 'tCCS: change column setup (after E0h before RE#, after 85h address before data)'),
+            Field('T_IR', 8, 8, 'rw', 0, 'tIR: DQ released before RE# low'),
+            Field('T_WW', 16, 8, 'rw', 0, 'tWW: WP# change to WE# low'),
         ),
     ),
     Register(

@@ -95,7 +95,7 @@ class CtrlBench:
             VirtualDie(self.profile, self.config.seed, k)
             for k in range(self.config.dies)
         ]
-        self.pins = OnfiPins(dut, self.dies, strict=strict)
+        self.pins = OnfiPins(dut, self.dies, strict=strict, clk_ps=self.clk_ps)
         self.set_backpressure(bool(self.config.backpressure))
 
     def set_backpressure(self, on: bool) -> None:

@@ -28,11 +28,19 @@ Every edge also goes to the ONFI SDR timing checker of the host package
 uses too) in the selected die's current SDR timing mode (the die switches on
 SET FEATURES 01h); the first violation fails the test with the parameter,
 measured and required values.
+
+When the DUT holds nandlab_core (itself, `u_core` or `u_ctrl.u_core`), the
+controller's own sample points go to the checker too: the clock edge its PHY
+latches DQ (`u_phy.rd_valid` rises on it) and the edges its sequencer looks
+at R/B# (`u_seq.state_q` in S_RDY), so a capture outside the die's valid
+window or an R/B# look within tWB fails like a pin violation. The checker's
+`margins` then include tREA / tCEA / tRHOH / tRLOH of those samples.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import cocotb
 from cocotb.handle import LogicArrayObject, LogicObject, SimHandleBase
@@ -44,6 +52,25 @@ from nandlab.vchip.pin_timing import PS_PER_NS as PS
 from nandlab.vchip.pin_timing import OnfiTimingError, SdrTimingChecker, TimingViolation
 
 RESET_CMD = 0xFF
+SEQ_S_RDY = 13
+"""nandlab_seq's WAIT_RDY state that looks at R/B# (localparam S_RDY in hw/rtl/nandlab_seq.sv)."""
+CORE_PATHS = ((), ("u_core",), ("u_ctrl", "u_core"))
+"""Where nandlab_core sits below a testbench toplevel (itself, nandlab_ctrl, nandlab_top_xdma)."""
+
+
+def find_core(dut: SimHandleBase) -> Any:
+    """The nandlab_core instance under `dut` (one with u_phy and u_seq), or None."""
+    for path in CORE_PATHS:
+        handle: Any = dut
+        try:
+            for name in path:
+                handle = getattr(handle, name)
+            handle.u_phy.rd_valid  # noqa: B018 (probe: raises AttributeError if absent)
+            handle.u_seq.state_q  # noqa: B018
+        except AttributeError:
+            continue
+        return handle
+    return None
 
 
 def _int(handle: LogicObject | LogicArrayObject, default: int) -> int:
@@ -63,6 +90,11 @@ class OnfiPins:
         dies: die k answers chip enable k; targets without a die float (R/B# high, DQ FFh).
         strict: fail on the first timing violation (else collect in `violations`).
         prefix: pin name prefix.
+        probes: the controller's sample points: "capture" (high on the edges DQ
+            was latched) and "seq_state" (nandlab_seq's state); default: those of
+            the nandlab_core under `dut`, none without one.
+        clk_ps: the controller's clock period; R/B# passes two synchroniser flops,
+            so a look at R/B# sees the pin as it was one clock before it.
     """
 
     def __init__(
@@ -72,6 +104,8 @@ class OnfiPins:
         *,
         strict: bool = True,
         prefix: str = "nand_",
+        probes: dict[str, Any] | None = None,
+        clk_ps: int = 0,
     ) -> None:
         self.dut = dut
         self.dies = list(dies)
@@ -104,6 +138,15 @@ class OnfiPins:
         self.log = dut._log
         self.strobes: list[tuple[int, str]] = []
         """(t_ps, "cmd" / "addr" / "din" / "dout") of every bus cycle: WE# rise, RE# fall."""
+        if probes is None:
+            core = find_core(dut)
+            probes = {} if core is None else {
+                "capture": core.u_phy.rd_valid, "seq_state": core.u_seq.state_q}
+        self.probes = probes
+        self.clk_ps = clk_ps
+        """The controller's sample points (empty when the DUT has no nandlab_core)."""
+        self.samples = {"dq": 0, "rb": 0}
+        """How many DQ captures and R/B# looks the checker has seen."""
 
     # ------------------------------------------------------------ control
 
@@ -159,10 +202,12 @@ class OnfiPins:
         watched = [
             self.pin[n]
             for n in ("ce_n", "cle", "ale", "we_n", "re_n", "wp_n", "dq_o", "dq_oe")
-        ]
+        ] + list(self.probes.values())
         await ReadOnly()
         prev = self._sample()
         self._apply_wp(prev["wp_n"])
+        self.checker.edge(self.now_ps(), "wp_n", prev["wp_n"])
+        probed = self._probe()
         while True:
             await First(*(h.value_change for h in watched))
             await ReadOnly()
@@ -170,6 +215,23 @@ class OnfiPins:
             t = self.now_ps()
             self._step(t, prev, now)
             prev = now
+            probed = self._controller_samples(t, probed)
+
+    def _probe(self) -> dict[str, int]:
+        return {name: _int(h, 0) for name, h in self.probes.items()}
+
+    def _controller_samples(self, t: int, prev: dict[str, int]) -> dict[str, int]:
+        """Pass the controller's DQ capture and R/B# look at `t` (after the pin edges of t)."""
+        now = self._probe()
+        # a read cycle is at least two clocks, so rd_valid never stays high two edges
+        if now.get("capture") and not prev.get("capture"):
+            self.checker.sample_dq(t)
+            self.samples["dq"] += 1
+        if now.get("seq_state") == SEQ_S_RDY and prev.get("seq_state") != SEQ_S_RDY:
+            self.checker.sample_rb(t - self.clk_ps)
+            self.samples["rb"] += 1
+        self._raise_new()
+        return now
 
     def _step(self, t: int, prev: dict[str, int], now: dict[str, int]) -> None:
         chk = self.checker
@@ -185,6 +247,7 @@ class OnfiPins:
             self._update_mode()
         if now["wp_n"] != prev["wp_n"]:
             self._apply_wp(now["wp_n"])
+            chk.edge(t, "wp_n", now["wp_n"])
         # hold rules: pins that change together with a strobe edge change after it
         strobe_we = now["we_n"] != prev["we_n"]
         strobe_re = now["re_n"] != prev["re_n"]
