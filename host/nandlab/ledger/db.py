@@ -14,6 +14,7 @@ is the only record of real chips' wear. Its layout carries a version
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
@@ -70,6 +71,8 @@ def _damaged(path: Path, what: str) -> DamagedFileError:
 def _open_checked(path: Path) -> sqlite3.Connection:
     """Open the ledger in WAL mode after checking it; create it when there is none."""
     existed = path.exists()
+    if existed and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        return _open_read_only(path)
     if existed and path.stat().st_size == 0 and not path.with_name(path.name + "-wal").exists():
         # SQLite would take an empty file for a new database: a truncated ledger must not
         raise _damaged(path, "the file is empty")
@@ -80,6 +83,27 @@ def _open_checked(path: Path) -> sqlite3.Connection:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
         _upgrade(db, path, existed)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """A ledger this process cannot write (an archive, a read-only data folder) is read as
+    it is: `nandlab ledger` works there; a write raises. SQLite needs the -shm file of a WAL
+    database; when it cannot make one, `immutable` (nobody can be writing that folder)."""
+    uri = path.resolve().as_uri()
+    db = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=30, isolation_level=None)
+    try:
+        db.execute("PRAGMA user_version").fetchone()
+    except sqlite3.OperationalError:
+        db.close()
+        db = sqlite3.connect(
+            f"{uri}?mode=ro&immutable=1", uri=True, timeout=30, isolation_level=None
+        )
+    try:
+        _check(db, path)
     except BaseException:
         db.close()
         raise
