@@ -42,13 +42,19 @@ steps:
   - measure: {what: [rber, latency], repeats: {sweep: [1, 2, 3]}}
 """
 
+ANALYSIS = """\
+def report(rows, meta, plots_dir):
+    return f"# {meta['campaign']}: {len(rows)} rows\\n", []
+"""
+
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("pristine")
     os.environ["NANDLAB_DATA_DIR"] = str(base / "data")
     try:
-        (base / "tiny.yaml").write_text(CAMPAIGN)
+        (base / "tiny.yaml").write_text(CAMPAIGN + "analysis: analysis.py\n")
+        (base / "analysis.py").write_text(ANALYSIS)
         result = start_run(base / "tiny.yaml", base / "runs", run_id="tiny")
     finally:
         del os.environ["NANDLAB_DATA_DIR"]
@@ -103,6 +109,7 @@ def test_read_only_archived_run_exports_and_reports_without_a_write(
             p.chmod(p.stat().st_mode | stat.S_IWUSR)
     assert done.rows == rows and read_export(done.path).num_rows == rows
     assert f"measurement rows: {rows}" in summary.read_text() and plots
+    assert (tmp_path / "report" / "report.md").read_text() == f"# tiny: {rows} rows\n"
     assert len(frame) == rows
     assert after == before, "reading an archived run changed its folder"
     assert not list(run_dir.glob("run.sqlite-*"))

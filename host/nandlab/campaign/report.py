@@ -243,10 +243,9 @@ def report(
     ) + analysis_report(folder, meta, rows)
 
 
-def analysis_report(
-    folder: Path, meta: Mapping[str, Any], rows: list[dict[str, Any]]
-) -> list[Path]:
-    """Run the campaign file's `analysis:` module, if it names one: report.md, and its plots.
+def analysis_report(out: Path, meta: Mapping[str, Any], rows: list[dict[str, Any]]) -> list[Path]:
+    """Run the campaign file's `analysis:` module, if it names one: report.md in `out`, and its
+    plots in `out`/plots.
 
     The module (a paper reproduction's tables and figures) defines
     `report(rows, meta, plots_dir) -> (markdown, [plot paths])` and sees only the rows and
@@ -255,8 +254,8 @@ def analysis_report(
     name = parse_campaign(meta["campaign_text"], meta["campaign_file"]).campaign.analysis
     if name is None:
         return []
-    folder = meta.get("campaign_dir") or Path(meta["campaign_file"]).resolve().parent
-    path = Path(folder) / name
+    campaign_dir = meta.get("campaign_dir") or Path(meta["campaign_file"]).resolve().parent
+    path = Path(campaign_dir) / name
     if not path.is_file():
         raise UsageError(f"the campaign's analysis {path} is missing: restore the campaign files")
     module_name = "nandlab_analysis_" + hashlib.sha256(str(path).encode()).hexdigest()[:12]
@@ -266,10 +265,10 @@ def analysis_report(
     sys.modules[module_name] = module  # dataclasses and pickling look their module up there
     spec.loader.exec_module(module)
     try:
-        text, plots = module.report(rows, dict(meta), folder / PLOTS)
+        text, plots = module.report(rows, dict(meta), out / PLOTS)
     except ValueError as exc:  # the analysis found nothing of its figures in the rows
         raise UsageError(f"the campaign's analysis {path}: {exc}") from None
-    write_atomic(folder / REPORT, text.encode())
+    write_atomic(out / REPORT, text.encode())
     return list(plots)
 
 
