@@ -110,7 +110,9 @@ def test_a_bug_is_exit_1_named_as_one(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("nandlab.cli.chip_cmds.builtin_names", broken)
     result = CliRunner().invoke(cli, ["profiles"])
     assert result.exit_code == 1
-    assert result.stderr.startswith("error: internal error (ZeroDivisionError: division by zero)")
+    assert result.stderr.startswith(
+        "error: internal error (ZeroDivisionError: division by zero) at test_exit_codes.py:"
+    )
     assert "--debug" in result.stderr and "Traceback" not in result.output
 
 

@@ -102,9 +102,11 @@ def ending(exc: BaseException) -> click.ClickException | click.exceptions.Exit:
         return CliError(reason(exc), 2 if is_read_only(exc) else 1)
     if isinstance(exc, MemoryError):
         return CliError("out of memory", 1)
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
     return CliError(
-        f"internal error ({type(exc).__name__}: {exc}): a bug in nandlab; "
-        "'nandlab --debug ...' prints where, please report it",
+        f"internal error ({type(exc).__name__}: {exc}){where}: a bug in nandlab; "
+        "'nandlab --debug ...' prints the traceback, please report it",
         1,
     )
 
