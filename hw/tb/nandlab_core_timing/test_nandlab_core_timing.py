@@ -14,7 +14,9 @@ Asserted: no violation of any parameter, and at least
 nandlab.hwgen.timing.MIN_SAMPLE_MARGIN_PS on both sides of every DQ capture
 (tREA / tCEA before, tRHOH / tRLOH after). The smallest margin of every
 parameter is logged and written to margins.json in the run folder; the pytest
-side prints it (`pytest -s`).
+side prints it (`pytest -s`). A second test checks that the checker does see
+the controller's faults: a CSR timing override that captures DQ before tREA
+and keeps tWB one clock is reported.
 
 `pytest hw/tb` runs modes 0 and 5 at 100 and 200 MHz on Icarus; `--rtl-full`
 every preset clock (100, 125, 200 MHz) x every mode 0..5.
@@ -28,8 +30,9 @@ from pathlib import Path
 import cocotb
 import pytest
 from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStreamSource
-from nandlab.hwgen.timing import CLOCK_PERIODS_PS, MIN_SAMPLE_MARGIN_PS
+from nandlab.hwgen.timing import CLOCK_PERIODS_PS, FIELDS, MIN_SAMPLE_MARGIN_PS, preset
 from nandlab.onfi_spec.opcodes import Cmd, Feature
+from nandlab.onfi_spec.sdr_timing import sdr
 from nandlab.ops import Program
 from nandlab.rtlsim.ctrl_bench import BenchConfig
 from nandlab.rtlsim.grid import Grid
@@ -111,6 +114,28 @@ async def test_onfi_table_at_the_pins(dut) -> None:
     thin = {p: margins[p] for p in SAMPLE_PARAMS
             if p in margins and margins[p] * 1000 < MIN_SAMPLE_MARGIN_PS}
     assert not thin, f"DQ captured with less than {MIN_SAMPLE_MARGIN_PS} ps margin: {thin}"
+
+
+@cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
+async def test_a_careless_timing_override_is_caught(dut) -> None:
+    """The checker sees the controller's faults: a CSR override that captures DQ one
+    clock after RE# falls (before tREA) and keeps tWB one clock (READ STATUS right
+    after the erase confirm) is reported."""
+    tb = TB(dut)
+    await tb.start()
+    fields = [name for name, _, _ in FIELDS]
+    values = preset(sdr(tb.config.mode), tb.config.clk_ps)
+    values[fields.index("T_REA")] = values[fields.index("T_WB")] = 1
+    dut.csr_timing.value = sum(v << (8 * i) for i, v in enumerate(values))
+    dut.csr_timing_override.value = 1
+    tb.pins.strict = False
+    t, row = tb.progs.sdr, tb.progs.geo.row_bytes(1)
+    await tb.send_words(tb.progs.ops(
+        Program().cmd(Cmd.ERASE), seq.address(row), Program().cmd(Cmd.ERASE_CONFIRM),
+        seq.read_status(t), seq.busy(t, 10**7)).encode())
+    await tb.recv_results()
+    found = {v.param for v in tb.pins.violations}
+    assert {"tREA", "tWB"} <= found, found
 
 
 GRID = Grid(
