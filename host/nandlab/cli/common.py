@@ -45,6 +45,8 @@ class CliError(click.ClickException):
 
     def show(self, file: IO[Any] | None = None) -> None:
         first, *rest = self.format_message().splitlines() or [""]
+        if self.exit_code > 128 and sys.stderr.isatty():
+            click.echo(err=True)  # past the terminal's echo of ^C
         click.echo(f"error: {first}", err=True)
         for line in rest:
             click.echo(f"  {line.strip()}", err=True)
