@@ -12,8 +12,14 @@ against a second reading of the specification:
 - the revision word must have one of bits 5..1 (2.3, 2.2, 2.1, 2.0, 1.0), the
   highest of which is the version, else "unsupported ONFI version";
 - MTD keeps pages per block and blocks per LUN only up to the largest power
-  of two; planes = 2^byte 113; ECC = byte 112 bits per 512 bytes unless it is
-  FFh; the best SDR mode is the highest bit of bytes 129-130.
+  of two; planes = 2^byte 113; the best SDR mode is the highest bit of bytes
+  129-130;
+- ECC = byte 112 bits per 512 bytes; at FFh, from version 2.1 with features
+  bit 7, the extended parameter page found after (byte 14) x 256 bytes,
+  (bytes 12-13) x 16 long: its CRC (bytes 0-1, over the rest), "EPPS" at 2,
+  section descriptors (type, length x 16) from 16, sections from 32; the
+  first type 2 section gives bits and a codeword of 2^n bytes, n >= 9.
+  Anything wrong there leaves the ECC unknown (Linux warns and goes on).
 """
 
 from __future__ import annotations
@@ -94,8 +100,25 @@ def _pow2_floor(n: int) -> int:
     return 1 << (n.bit_length() - 1) if n else 0
 
 
+def _extended_ecc(stream: bytes, start: int, length: int) -> tuple[int, int] | None:
+    ep = stream[start : start + length]
+    if len(ep) < 32 or length < 32 or crc16(ep[2:]) != ep[0] | ep[1] << 8:
+        return None
+    if ep[2:6] != b"EPPS":
+        return None
+    cursor = 32
+    for i in range(8):
+        kind, units = ep[16 + 2 * i], ep[17 + 2 * i]
+        if kind == 2:
+            bits, exp = ep[cursor], ep[cursor + 1]
+            return (bits, 1 << exp) if exp >= 9 else None
+        cursor += units * 16
+    return None
+
+
 def detect(read_id_20h: bytes, param_bytes: bytes) -> LinuxOnfi:
-    """What Linux's ONFI detection makes of READ ID 20h and the first 768 parameter bytes."""
+    """What Linux's ONFI detection makes of READ ID 20h and the READ PARAMETER PAGE stream
+    (at least 3 copies; more when the extended parameter page follows)."""
     if read_id_20h[:4] != b"ONFI":
         raise NotOnfi("no ONFI signature")
     copies = [param_bytes[i * 256 : (i + 1) * 256] for i in range(3)]
@@ -104,17 +127,22 @@ def detect(read_id_20h: bytes, param_bytes: bytes) -> LinuxOnfi:
     if used is None and not _crc_matches(page):
         raise NotOnfi("ONFI parameter recovery failed, aborting")
     f = _LAYOUT.unpack(page)
-    (_sig, revision, features, opt_cmd, _ext_len, _n_pages, manufacturer, model, _jedec,
+    (_sig, revision, features, opt_cmd, ext_len, n_pages, manufacturer, model, _jedec,
      _date, page_bytes, oob, _ppb_data, _ppb_spare, ppb, bpl, luns, _addr, bits, _bb,
      _endurance, _good, _good_end, _ppp, _ppattr, ecc_bits, planes_bits, _ops,
      _io_cap, sdr_modes, _cache_modes, t_prog, t_bers, t_r, t_ccs, *_rest) = f
     version = next((v for bit, v in LINUX_VERSIONS if revision >> bit & 1), 0)
     if not version:
         raise NotOnfi(f"unsupported ONFI version: {revision}")
+    strength: int | None
+    step: int | None
     if ecc_bits != 0xFF:
         strength, step = ecc_bits, 512
+    elif version >= 21 and features & 0x80:
+        found = _extended_ecc(param_bytes, n_pages * 256, ext_len * 16)
+        strength, step = found if found is not None else (None, None)
     else:
-        strength = step = None  # extended parameter page (not read here)
+        strength = step = None
     return LinuxOnfi(
         version=version,
         manufacturer=_sanitize(manufacturer),

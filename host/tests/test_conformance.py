@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from linux_onfi import NotOnfi, detect
@@ -20,7 +19,7 @@ from linux_onfi import NotOnfi, detect
 from nandlab.onfi import Chip
 from nandlab.onfi.errors import ParameterPageInvalid
 from nandlab.onfi.identify import decode_parameter_page
-from nandlab.onfi_spec import legacy_id, onfi_rules, parampage
+from nandlab.onfi_spec import ext_parampage, legacy_id, onfi_rules, parampage
 from nandlab.onfi_spec.opcodes import Cmd
 from nandlab.profiles import Profile, builtin_names, load_profile
 from nandlab.transport import open_bench
@@ -33,7 +32,8 @@ MS = 1_000_000_000
 
 
 def read_at_pins(profile: Profile) -> tuple[bytes, bytes, bytes, bytes]:
-    """(READ ID 00h x 8, READ ID 20h x 4, READ ID 40h x 5, 3 parameter page copies)."""
+    """(READ ID 00h x 8, READ ID 20h x 4, READ ID 40h x 5, the first 1 KiB of READ
+    PARAMETER PAGE: 3 copies and what follows, the extended page if any)."""
     die = VirtualDie(profile)
 
     def read_id(address: int, n: int) -> bytes:
@@ -45,13 +45,17 @@ def read_at_pins(profile: Profile) -> tuple[bytes, bytes, bytes, bytes]:
     die.cmd(Cmd.READ_PARAMETER_PAGE)
     die.addr(0x00)
     assert die.wait_ready(MS) is not None
-    return (*ids, die.read(3 * 256))
+    return (*ids, die.read(4 * 256))
 
 
 def violations(profile: Profile) -> list[str]:
     """Every rule the profile's identification breaks, as 'profile: field ...: rule'."""
     id00, _, _, pages = read_at_pins(profile)
     out = [f"{profile.name}: {v}" for v in onfi_rules.check(pages[:256])]
+    ecc = extended_ecc(pages)
+    if ecc is not None:
+        fields = parampage.parse(pages[:256])
+        out += [f"{profile.name}: {v}" for v in onfi_rules.check_extended(fields, ecc)]
     legacy = legacy_id.decode(id00)
     if legacy is None or legacy.bits_per_cell != profile.geometry.bits_per_cell:
         got = None if legacy is None else legacy.bits_per_cell
@@ -62,6 +66,18 @@ def violations(profile: Profile) -> list[str]:
     if legacy is not None and legacy.manufacturer != profile.identity.jedec_id:
         out.append(f"{profile.name}: READ ID byte 0 must be the JEDEC manufacturer ID (byte 64)")
     return out
+
+
+def extended_ecc(pages: bytes) -> ext_parampage.EccInfo | None:
+    f = parampage.parse(pages[:256])
+    if f["ecc_bits"] != parampage.ECC_SEE_EXTENDED_PAGE:
+        return None
+    start, length = f["param_pages"] * 256, f["ext_param_page_length"] * ext_parampage.UNIT
+    return ext_parampage.parse(pages[start : start + length])
+
+
+def ecc_of(profile: Profile) -> tuple[int, int]:
+    return profile.identity.ecc_bits, profile.identity.ecc_codeword_bytes
 
 
 @pytest.mark.parametrize("name", builtin_names())
@@ -82,7 +98,7 @@ def test_linux_rules_accept_every_builtin_profile(name: str) -> None:
     assert (linux.page_bytes, linux.oob_bytes) == (g.page_bytes, g.spare_bytes)
     assert linux.planes == g.planes and linux.luns == 1
     assert linux.bits_per_cell == g.bits_per_cell
-    assert (linux.ecc_strength, linux.ecc_step) == (profile.identity.ecc_bits, 512)
+    assert (linux.ecc_strength, linux.ecc_step) == ecc_of(profile)
     assert linux.best_sdr_mode == max(profile.timing.sdr_modes)
     assert linux.set_get_features
     # MTD truncates to powers of two (tlc-48l's 576 pages per block become 512)
@@ -100,7 +116,7 @@ def test_host_identification_agrees(name: str) -> None:
     assert f["onfi_version"] == profile.identity.onfi_version
     assert f["revision"] == parampage.revisions_through(profile.identity.onfi_version)
     assert f["id_bits_per_cell"] == f["bits_per_cell"] == profile.geometry.bits_per_cell
-    assert (f["ecc_bits"], f["ecc_step_bytes"]) == (profile.identity.ecc_bits, 512)
+    assert (f["ecc_strength"], f["ecc_step_bytes"]) == ecc_of(profile)
     assert f["conformance"] == []
 
 
@@ -110,10 +126,14 @@ def _broken(name: str, **identity_update: object) -> Profile:
 
 
 def test_a_profile_that_breaks_a_rule_is_named_with_field_and_rule() -> None:
-    no_ecc = violations(_broken("tlc-48l", ecc_bits=0))
+    no_ecc = violations(_broken("mlc-64l", ecc_bits=0))
     assert no_ecc == [
-        "tlc-48l: field 'ecc_bits' (byte 112) = 0x0: a multi-level cell part states its ECC "
+        "mlc-64l: field 'ecc_bits' (byte 112) = 0x0: a multi-level cell part states its ECC "
         "requirement (0 means none)"
+    ]
+    assert violations(_broken("tlc-48l", ecc_bits=200)) == [
+        "tlc-48l: field 'extended ECC bits' = 0xc8: a BCH code of 200 bits per 1024 bytes "
+        "fits the spare bytes"
     ]
     too_much = violations(_broken("slc-search", ecc_bits=40))
     assert [v for v in too_much if "fits the spare bytes" in v] == [
@@ -153,7 +173,8 @@ ROWS: tuple[tuple[str, str, str], ...] = (
     ("bits per cell (102)", "1-4; = READ ID byte 2 bits 3:2 + 1", "bits_per_cell"),
     ("bad blocks max (103)", "<= blocks per LUN", "max_bad_blocks"),
     ("endurance (105-106)", "value x 10^multiplier", "endurance"),
-    ("ECC bits / 512 B (112)", "> 0 for MLC / TLC; BCH parity fits the spare", "ecc_bits"),
+    ("ECC bits (112)", "FFh: see the extended page (features bit 7)", "ecc_bits"),
+    ("ECC bits / codeword", "> 0 for MLC / TLC; BCH parity fits the spare", "ecc"),
     ("plane address bits (113)", "planes = 2^n", "plane_address_bits"),
     ("SDR timing modes (129)", "bit 0 set, bits 6-15 clear", "sdr_timing_modes"),
     ("tR / tPROG / tBERS max (137, 133, 135)", "non-zero (us)", "latency"),
@@ -161,7 +182,11 @@ ROWS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _cell(id00: bytes, f: dict[str, Any], key: str) -> str:
+def _cell(id00: bytes, pages: bytes, key: str) -> str:
+    f = parampage.parse(pages[:256])
+    if key == "ecc":
+        ecc = extended_ecc(pages)
+        return f"{f['ecc_bits']} / 512 B" if ecc is None else f"{ecc.bits} / {ecc.codeword_bytes} B"
     if key == "geometry":
         return f"{f['page_bytes']} + {f['spare_bytes']}"
     if key == "endurance":
@@ -170,7 +195,7 @@ def _cell(id00: bytes, f: dict[str, Any], key: str) -> str:
         return f"{f['t_r_us']} / {f['t_prog_us']} / {f['t_bers_us']}"
     if key == "id_byte2":
         return f"{id00[2]:02X}h"
-    if key == "jedec_id":
+    if key in ("jedec_id", "ecc_bits"):
         return f"{f[key]:02X}h"
     if key == "address_cycles":
         return f"{f[key]:02X}h"
@@ -182,7 +207,7 @@ def _cell(id00: bytes, f: dict[str, Any], key: str) -> str:
 def conformance_table() -> str:
     names = builtin_names()
     read = [read_at_pins(load_profile(n)) for n in names]
-    decoded = [(id00, parampage.parse(pages[:256])) for id00, _, _, pages in read]
+    decoded = [(id00, pages) for id00, _, _, pages in read]
     head = "| field (byte) | spec rule | " + " | ".join(names) + " |"
     sep = "|" + "---|" * (2 + len(names))
     rows = [

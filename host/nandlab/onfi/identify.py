@@ -23,7 +23,7 @@ from nandlab.onfi.errors import (
     UniqueIdError,
 )
 from nandlab.onfi.results import Identification
-from nandlab.onfi_spec import legacy_id, onfi_rules, parampage
+from nandlab.onfi_spec import ext_parampage, legacy_id, onfi_rules, parampage
 from nandlab.onfi_spec.opcodes import (
     ONFI_SIGNATURE,
     PARAMETER_PAGE_BYTES,
@@ -83,8 +83,9 @@ def choose_unique_id(raw: bytes, copies: int) -> tuple[bytes, int]:
 def decode_parameter_page(page: bytes, id_bytes: bytes) -> dict[str, Any]:
     """The page's fields plus what a controller derives from them and from READ ID.
 
-    Added keys: onfi_version (newest revision set), ecc_step_bytes (512, or None when
-    byte 112 is FFh: the requirement is in the extended parameter page),
+    Added keys: onfi_version (newest revision set), ecc_strength / ecc_step_bytes (bits
+    per codeword and its bytes: byte 112 and 512, or None when byte 112 is FFh and the
+    requirement is in the extended parameter page, see `read_extended_ecc`),
     id_bits_per_cell (READ ID byte 2, None when fewer bytes were read) and
     conformance (the non-fatal rule violations, as text). Raises ParameterPageInvalid
     for a fatal one.
@@ -101,11 +102,40 @@ def decode_parameter_page(page: bytes, id_bytes: bytes) -> dict[str, Any]:
     extended = fields["ecc_bits"] == parampage.ECC_SEE_EXTENDED_PAGE
     fields.update(
         onfi_version=parampage.highest_revision(fields["revision"]),
+        ecc_strength=None if extended else fields["ecc_bits"],
         ecc_step_bytes=None if extended else parampage.ECC_CODEWORD_BYTES,
         id_bits_per_cell=legacy.bits_per_cell if legacy is not None else None,
         conformance=[str(v) for v in violations],
     )
     return fields
+
+
+def read_extended_ecc(chip: IdentifyReads, fields: dict[str, Any]) -> None:
+    """Fill ecc_strength / ecc_step_bytes from the extended parameter page (byte 112 = FFh).
+
+    The extended page follows the parameter page copies in the READ PARAMETER PAGE
+    stream; its copies are tried in turn. A page that cannot be read leaves both None
+    and a note under "conformance", as Linux warns and goes on.
+    """
+    ext_bytes = int(fields["ext_param_page_length"]) * ext_parampage.UNIT
+    if fields["ecc_strength"] is not None or not ext_bytes:
+        return
+    start = max(int(fields["param_pages"]), PARAMETER_PAGE_COPIES) * PARAMETER_PAGE_BYTES
+    tries = PARAMETER_PAGE_COPIES
+    pages = -(-(start + tries * ext_bytes) // PARAMETER_PAGE_BYTES)
+    raw = chip.read_parameter_pages(pages)
+    problems = []
+    for k in range(tries):
+        try:
+            ecc = ext_parampage.parse(raw[start + k * ext_bytes : start + (k + 1) * ext_bytes])
+        except ext_parampage.ExtendedPageError as exc:
+            problems.append(str(exc))
+            continue
+        fields.update(ecc_strength=ecc.bits, ecc_step_bytes=ecc.codeword_bytes)
+        return
+    fields["conformance"].append(
+        f"extended parameter page: no copy readable ({'; '.join(problems)}): ECC unknown"
+    )
 
 
 def check_against_profile(
@@ -145,6 +175,7 @@ def identify_target(
     raw_pages = chip.read_parameter_pages(copies)
     page, copy = choose_parameter_page(raw_pages, copies)
     fields = decode_parameter_page(page, id_bytes)
+    read_extended_ecc(chip, fields)
     geometry = ChipGeometry.from_parameter_page(fields)
     if profile is not None:
         check_against_profile(fields, id_bytes, geometry, profile)

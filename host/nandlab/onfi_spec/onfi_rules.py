@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from nandlab.onfi_spec import parampage as pp
+from nandlab.onfi_spec.ext_parampage import EccInfo
 from nandlab.onfi_spec.opcodes import ONFI_SIGNATURE, PARAMETER_PAGE_COPIES
 
 # Revisions Linux's ONFI detection recognises (bits 1-5: ONFI 1.0 .. 2.3).
 LINUX_REVISION_MASK = sum(pp.ONFI_REVISION_BITS[v] for v in ("1.0", "2.0", "2.1", "2.2", "2.3"))
-BCH_SYMBOL_BITS = 13  # a 512-byte BCH codeword lives in GF(2^13): 13 parity bits per bit corrected
+BCH_SYMBOL_BITS = 13  # a 512-byte BCH codeword lives in GF(2^13): 13 parity bits per bit
 RESERVED_RANGES = ((15, 32), (67, 80), (116, 128))
 
 
@@ -63,10 +64,19 @@ def _row_bits_needed(f: dict[str, Any]) -> int:
     )
 
 
+def bch_parity_bytes(page_bytes: int, bits: int, codeword_bytes: int) -> int:
+    """Spare bytes a BCH code correcting `bits` per `codeword_bytes` needs for one page.
+
+    Its field is GF(2^m) with 2^m above the codeword's bit count: m = 13 for 512
+    bytes, 14 for 1 KiB; each corrected bit costs m parity bits."""
+    m = BCH_SYMBOL_BITS + (codeword_bytes // pp.ECC_CODEWORD_BYTES).bit_length() - 1
+    codewords = -(-page_bytes // codeword_bytes)
+    return codewords * -(-m * bits // 8)
+
+
 def ecc_parity_bytes(f: dict[str, Any]) -> int:
-    """Spare bytes a BCH code of the stated strength needs for one page."""
-    codewords = -(-int(f["page_bytes"]) // pp.ECC_CODEWORD_BYTES)
-    return codewords * -(-BCH_SYMBOL_BITS * int(f["ecc_bits"]) // 8)
+    """Spare bytes a BCH code of byte 112's strength (per 512 bytes) needs for one page."""
+    return bch_parity_bytes(int(f["page_bytes"]), int(f["ecc_bits"]), pp.ECC_CODEWORD_BYTES)
 
 
 def _str_raw(page: bytes, name: str) -> bytes:
@@ -219,3 +229,16 @@ def check(page: bytes) -> list[Violation]:
         for r in RULES
         if not r.ok(fields, page)
     ]
+
+
+def check_extended(f: dict[str, Any], ecc: EccInfo) -> list[Violation]:
+    """The rules the extended page's ECC section must follow (`f`: the parameter page fields)."""
+    out = []
+    if bch_parity_bytes(f["page_bytes"], ecc.bits, ecc.codeword_bytes) > f["spare_bytes"]:
+        rule = f"a BCH code of {ecc.bits} bits per {ecc.codeword_bytes} bytes fits the spare bytes"
+        out.append(Violation("extended ECC bits", rule, ecc.bits))
+    if ecc.bits == 0 and f["bits_per_cell"] > 1:
+        out.append(Violation("extended ECC bits", "a multi-level cell part states it", 0))
+    if ecc.max_bad_blocks != f["max_bad_blocks"]:
+        out.append(Violation("extended bad blocks max", "equals byte 103-104", ecc.max_bad_blocks))
+    return out

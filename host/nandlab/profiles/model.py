@@ -36,7 +36,10 @@ class Identity(_Strict):
         default="4.0", description="newest ONFI revision; the page sets it and every earlier one"
     )
     ecc_bits: int = Field(
-        default=0, ge=0, le=0xFE, description="ECC bits the part needs per 512 data bytes"
+        default=0, ge=0, le=0xFE, description="ECC bits the part needs per codeword"
+    )
+    ecc_codeword_bytes: Literal[512, 1024, 2048, 4096] = Field(
+        default=512, description="data bytes per ECC codeword (not 512: extended parameter page)"
     )
 
 

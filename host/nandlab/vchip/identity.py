@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from nandlab.onfi_spec import parampage
+from nandlab.onfi_spec import ext_parampage, parampage
 from nandlab.onfi_spec.opcodes import (
     ONFI_SIGNATURE,
     PARAMETER_PAGE_BYTES,
@@ -23,6 +23,7 @@ from nandlab.onfi_spec.opcodes import (
     UNIQUE_ID_COPIES,
 )
 from nandlab.onfi_spec.parampage import (
+    PP_FEATURE_EXT_PARAM_PAGE,
     PP_FEATURE_MULTIPLANE_PROGRAM_ERASE,
     PP_FEATURE_MULTIPLANE_READ,
     PP_FEATURE_ODD_EVEN_COPYBACK,
@@ -85,7 +86,6 @@ def parameter_page_values(profile: Profile, copies: int = PARAMETER_PAGE_COPIES)
     g, tm, phys = p.geometry, p.timing, p.physics
     value, mult = _endurance(phys.endurance_pec)
     good_value, good_mult = _endurance(GUARANTEED_BLOCK_PEC)
-    expected_bad = phys.bad_block_rate * g.blocks
     loop_us = phys.ispp.t_loop_us + (len(phys.verify_mV) - 1) * phys.ispp.t_verify_us
     t_prog = tm.t_prog_base_us + ispp_loops(phys, max(phys.verify_mV)) * loop_us
     t_bers = tm.t_erase_base_us + ERASE_PULSES_AT_ENDURANCE * tm.t_erase_pulse_us
@@ -102,8 +102,14 @@ def parameter_page_values(profile: Profile, copies: int = PARAMETER_PAGE_COPIES)
         | PP_OPT_UNIQUE_ID
         | PP_OPT_CHANGE_READ_COLUMN_ENHANCED
     )
+    ecc_bits, ext_length = p.identity.ecc_bits, 0
+    if p.identity.ecc_codeword_bytes != parampage.ECC_CODEWORD_BYTES:
+        features |= PP_FEATURE_EXT_PARAM_PAGE
+        ecc_bits = parampage.ECC_SEE_EXTENDED_PAGE
+        ext_length = len(extended_page(profile)) // ext_parampage.UNIT
     return {
         "revision": parampage.revisions_through(p.identity.onfi_version),
+        "ext_param_page_length": ext_length,
         "features": features,
         "optional_commands": optional,
         "param_pages": copies,
@@ -117,14 +123,14 @@ def parameter_page_values(profile: Profile, copies: int = PARAMETER_PAGE_COPIES)
         "luns": 1,
         "address_cycles": g.row_cycles | (g.column_cycles << 4),
         "bits_per_cell": g.bits_per_cell,
-        "max_bad_blocks": math.ceil(expected_bad + 6 * math.sqrt(expected_bad)),
+        "max_bad_blocks": _max_bad_blocks(p),
         "endurance_value": value,
         "endurance_multiplier": mult,
         "guaranteed_good_blocks": 1,
         "guaranteed_endurance_value": good_value,
         "guaranteed_endurance_multiplier": good_mult,
         "programs_per_page": 1,
-        "ecc_bits": p.identity.ecc_bits,
+        "ecc_bits": ecc_bits,
         "plane_address_bits": (g.planes - 1).bit_length(),
         "sdr_timing_modes": sum(1 << m for m in set(tm.sdr_modes)),
         "t_prog_us": min(0xFFFF, math.ceil(t_prog)),
@@ -137,8 +143,28 @@ def parameter_page_values(profile: Profile, copies: int = PARAMETER_PAGE_COPIES)
     }
 
 
+def extended_page(profile: Profile) -> bytes:
+    """The extended parameter page (ECC section) of a part whose codeword is not 512 bytes."""
+    value, mult = _endurance(profile.physics.endurance_pec)
+    return ext_parampage.build(
+        ext_parampage.EccInfo(
+            bits=profile.identity.ecc_bits,
+            codeword_bytes=profile.identity.ecc_codeword_bytes,
+            max_bad_blocks=_max_bad_blocks(profile),
+            endurance_value=value,
+            endurance_multiplier=mult,
+        )
+    )
+
+
+def _max_bad_blocks(profile: Profile) -> int:
+    expected = profile.physics.bad_block_rate * profile.geometry.blocks
+    return math.ceil(expected + 6 * math.sqrt(expected))
+
+
 def parameter_pages(profile: Profile, copies: int, corrupt: Corruption = ()) -> bytes:
-    """`copies` parameter pages back to back, with the chosen copies damaged.
+    """`copies` parameter pages back to back, with the chosen copies damaged, then as many
+    copies of the extended parameter page when the part has one.
 
     `corrupt` is a set of copy indices (see CORRUPT_BASE) or a mapping
     copy index -> {byte offset: XOR mask}.
@@ -156,6 +182,8 @@ def parameter_pages(profile: Profile, copies: int, corrupt: Corruption = ()) -> 
         for offset, mask in flips.get(k, {}).items():
             copy[offset % PARAMETER_PAGE_BYTES] ^= mask & 0xFF
         out += copy
+    if profile.identity.ecc_codeword_bytes != parampage.ECC_CODEWORD_BYTES:
+        out += extended_page(profile) * copies
     return bytes(out)
 
 
