@@ -4,12 +4,16 @@ campaign after them labels its rows with the counts the die really has."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from nandlab.campaign.runner import start_run
+import pytest
+from nandlab.bench import Bench
+from nandlab.campaign.runner import RunStopped, resume_run, start_run
 from nandlab.ledger import Ledger
 from nandlab.onfi.chip import Chip
 from nandlab.transport import open_bench
+from nandlab.transport.base import Transport
 
 URL = "sim://mlc-planar?seed=41"
 
@@ -124,7 +128,55 @@ def test_fresh_forgets_the_history(run, tmp_path: Path) -> None:
     assert die == {7: 1} and _ledger_wear(uid) == die
 
 
-def _campaign(tmp_path: Path) -> Path:
-    path = tmp_path / "after.yaml"
-    path.write_text(CAMPAIGN)
+def _campaign(tmp_path: Path, text: str = CAMPAIGN) -> Path:
+    path = tmp_path / "campaign.yaml"
+    path.write_text(text)
     return path
+
+
+CYCLED = f"""\
+name: cycled
+bench: {URL}
+fresh: true
+seed: 5
+blocks: [40, 41]
+steps:
+  - cycle: {{pec: 4, fast_forward: false}}
+  - program: {{wls: [0], pattern: random}}
+  - measure: {{what: rber}}
+"""
+
+
+def _link_lost_in_first_unit() -> Callable[[str], Transport]:
+    """An opener whose second bench (the one the first unit runs on, after the run's initial
+    checkpoint) loses its link a little way into the cycling."""
+    opened = [0]
+
+    def opener(url: str) -> Transport:
+        transport = open_bench(url)
+        opened[0] += 1
+        if opened[0] == 2:
+            # a cycle erases, then programs every page of the block: one op program each
+            Bench(transport).faults.inject("link_lost", after_programs=120)
+        return transport
+
+    return opener
+
+
+def test_a_unit_stopped_half_way_is_booked_and_resume_rebooks_it(
+    tmp_path: Path,
+) -> None:
+    campaign = _campaign(tmp_path, CYCLED)
+    with pytest.raises(RunStopped) as stopped:
+        start_run(
+            campaign, tmp_path / "runs", run_id="c", opener=_link_lost_in_first_unit()
+        )
+    assert stopped.value.unit == "s00.cycle/ce0/b40"
+    uid, die = _die_wear(URL)
+    assert 0 < die[40] < 4  # stopped inside the cycling: some erases happened
+    assert _ledger_wear(uid) == die
+    rows = resume_run(stopped.value.run_dir).rows()
+    pec = {r["block"]: r["pec"] for r in rows if r["operation"] == "rber"}
+    assert pec == {40: 4, 41: 4}
+    uid, die = _die_wear(URL)
+    assert die == {40: 4, 41: 4} and _ledger_wear(uid) == die

@@ -364,6 +364,20 @@ def _campaign_dir(meta: dict[str, Any]) -> Path:
     return Path(meta.get("campaign_dir") or Path(meta["campaign_file"]).resolve().parent)
 
 
+def _book_partial_wear(
+    session: BenchSession, ledger: Ledger, ids: dict[int, str], run_id: str, unit: str | None
+) -> None:
+    """Book the erases of the unit that stopped half-way; the die image keeps them. On a
+    virtual die they go under the unit's own key, so the retry on resume (which restores
+    the die to the checkpoint before the unit) replaces them; a real chip keeps both
+    attempts' wear, so they get a key of their own."""
+    if unit is None:
+        return
+    key = unit if session.virtual else f"{unit}@stopped-{utc_now()}"
+    for ce, chip in session.chips.items():
+        ledger.record_wear(ids[ce], run_id, key, chip.wear.take())
+
+
 def _run_units(
     session: BenchSession,
     plan: Plan,
@@ -448,6 +462,7 @@ def _run_units(
         meta.update(status=status, failed_unit=current, error=why, stop_utc=utc_now())
         wind_down(
             lambda: _write_meta(run_dir, meta),
+            lambda: _book_partial_wear(session, ledger, ids, run_id, current),
             session.close,
             store.close,
             *(functools.partial(ledger.run_finished, uid, run_id, status) for uid in ids.values()),
