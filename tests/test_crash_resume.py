@@ -8,6 +8,7 @@ each trial to a few seconds."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -124,6 +125,13 @@ def wait_until(
         time.sleep(poll_s)
 
 
+def catches_sigterm(proc: subprocess.Popen[bytes]) -> bool:
+    """The child has its SIGTERM handler in (Linux: the SigCgt mask of /proc/PID/status)."""
+    status = Path(f"/proc/{proc.pid}/status").read_text()
+    (mask,) = (line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(mask, 16) >> (signal.SIGTERM - 1) & 1)
+
+
 def finish(proc: subprocess.Popen[bytes]) -> tuple[int, str]:
     _, err = proc.communicate(timeout=120)
     return proc.returncode, err.decode()
@@ -197,10 +205,13 @@ def test_ctrl_c_during_start_up_leaves_nothing_that_blocks_a_rerun(
     folder exists, run.json does not yet): exit 130, no traceback, and the same command
     with the same --run-id then runs to the end."""
     run_dir = tmp_path / "runs" / "k"
-    for ready in (lambda: True, (data_dir / "sim").exists):
+    for start_up in ("imports", "bench"):
         proc = launch(run_args(campaign, tmp_path / "runs"))
-        time.sleep(0.3)  # past the interpreter's own start (tens of ms), before main() runs
-        wait_until(proc, ready)
+        # main()'s handlers are in (before them, the interpreter's own start: no program
+        # can answer a signal there), then the commands' imports take about a second
+        wait_until(proc, functools.partial(catches_sigterm, proc), poll_s=0.001)
+        if start_up == "bench":
+            wait_until(proc, (data_dir / "sim").exists)
         proc.send_signal(signal.SIGINT)
         status, err = finish(proc)
         assert status == 130, err
