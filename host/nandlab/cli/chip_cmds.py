@@ -102,10 +102,19 @@ def info(url: str, fresh: bool, as_json: bool) -> None:
     table.add_row("READ ID 00h", " ".join(f"{b:02X}" for b in ident.id_bytes))
     table.add_row("READ ID 20h", ident.onfi_signature.decode("ascii", errors="replace"))
     table.add_row("parameter page", crc)
+    revision = f"{f['onfi_version']} (revision field {int(f['revision']):04X}h)"
+    table.add_row("ONFI revision", revision)
     table.add_row("manufacturer / model", f"{f['manufacturer']} / {f['model']}")
     table.add_row("JEDEC ID", f"{int(f['jedec_id']):02X}h")
     table.add_row("geometry", geometry.describe())
-    table.add_row("bits per cell", str(f["bits_per_cell"]))
+    bits = f"{f['bits_per_cell']} (READ ID byte 2: {f['id_bits_per_cell']})"
+    table.add_row("bits per cell", bits)
+    ecc = (
+        f"{f['ecc_strength']} bits per {f['ecc_step_bytes']} bytes"
+        if f["ecc_strength"] is not None
+        else "not stated"
+    )
+    table.add_row("ECC required", ecc)
     table.add_row("endurance", f"{f['endurance_value']}e{f['endurance_multiplier']} P/E cycles")
     table.add_row("SDR timing modes", ", ".join(modes) or "-")
     table.add_row(
@@ -113,6 +122,8 @@ def info(url: str, fresh: bool, as_json: bool) -> None:
     )
     table.add_row("tCCS", f"{f['t_ccs_ns']} ns")
     table.add_row("unique ID", f"{ident.unique_id} (copy {ident.unique_id_copy})")
+    for note in f["conformance"]:
+        table.add_row("ONFI rule broken", note)
     stdout_console().print(table)
 
 
