@@ -9,6 +9,7 @@ from linux_onfi import detect
 
 from nandlab.onfi.identify import identify_target
 from nandlab.onfi_spec import ext_parampage as ep
+from nandlab.onfi_spec import parampage as pp
 from nandlab.profiles import load_profile
 from nandlab.vchip import identity
 
@@ -89,4 +90,16 @@ def test_every_copy_damaged_leaves_the_ecc_unknown_with_a_note() -> None:
         "extended parameter page: no copy readable (the extended parameter page fails its "
         "CRC-16; the extended parameter page fails its CRC-16; the extended parameter page "
         "fails its CRC-16): ECC unknown"
+    ]
+
+
+def test_an_implausible_length_is_not_read() -> None:
+    profile = load_profile("tlc-48l")
+    values = {**identity.parameter_page_values(profile), "ext_param_page_length": 0xFFFF}
+    stream = pp.build(values) * 3
+    ident, _ = identify_target(Stream(stream), None)
+    assert ident.fields["ecc_strength"] is None
+    assert ident.fields["conformance"] == [
+        "extended parameter page: 1048560 bytes long (bytes 12-13), more than any part's "
+        "1024: not read, ECC unknown"
     ]

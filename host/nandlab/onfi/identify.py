@@ -35,6 +35,7 @@ from nandlab.onfi_spec.opcodes import (
 from nandlab.profiles import Profile
 
 JEDEC_ID_BYTES = 8  # read when the bench declares no profile
+EXTENDED_PAGE_MAX_BYTES = 1024  # a length field beyond this is a damaged page, not a part
 
 
 class IdentifyReads(Protocol):
@@ -119,6 +120,12 @@ def read_extended_ecc(chip: IdentifyReads, fields: dict[str, Any]) -> None:
     """
     ext_bytes = int(fields["ext_param_page_length"]) * ext_parampage.UNIT
     if fields["ecc_strength"] is not None or not ext_bytes:
+        return
+    if ext_bytes > EXTENDED_PAGE_MAX_BYTES:
+        fields["conformance"].append(
+            f"extended parameter page: {ext_bytes} bytes long (bytes 12-13), more than any "
+            f"part's {EXTENDED_PAGE_MAX_BYTES}: not read, ECC unknown"
+        )
         return
     start = max(int(fields["param_pages"]), PARAMETER_PAGE_COPIES) * PARAMETER_PAGE_BYTES
     tries = PARAMETER_PAGE_COPIES
