@@ -13,7 +13,7 @@ STAMP_PY   := $(VENV)/.stamp-python
 STAMP_SYS  := $(VENV)/.stamp-system
 DEMO_OUT ?= runs
 
-.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated lint bench regen clean
+.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated lint bench regen clean fuzz
 
 setup: $(STAMP_PY) $(STAMP_SYS)
 
@@ -78,6 +78,30 @@ lint: setup
 	$(BIN)/ruff check host tests bench hw/tb characterization
 	cd host && ../$(BIN)/mypy nandlab
 	cd host && ../$(BIN)/lint-imports
+
+# Coverage-guided fuzzing of the parsers (fuzz/targets.py) with atheris, FUZZ_SECONDS per
+# target. New inputs go to $(FUZZ_WORK)/<target>; an input that raises, hangs or exhausts
+# memory to $(FUZZ_WORK)/<target>-{crash,timeout,oom}-*: fix the parser and keep the input in
+# fuzz/corpus/<target>/ (make test replays that corpus, without atheris).
+FUZZ_SECONDS ?= 60
+FUZZ_WORK ?= $(VENV)/fuzz
+FUZZ_TARGETS := campaign expression url parameter_page op_program
+STAMP_FUZZ := $(VENV)/.stamp-fuzz
+
+$(STAMP_FUZZ): $(STAMP_PY)
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e 'host[fuzz]'
+	touch $@
+
+fuzz: setup $(STAMP_FUZZ)
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_WORK)/$$t; rm -f $(FUZZ_WORK)/$$t-*-*; \
+	  echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
+	  $(PY) fuzz/run.py $$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_WORK)/$$t- $(FUZZ_WORK)/$$t fuzz/corpus/$$t 2>&1 \
+	    | grep -E '^(Done|stat::number_of_executed_units|==.*ERROR|SUMMARY|artifact_prefix)' \
+	    || true; \
+	  if ls $(FUZZ_WORK)/$$t-*-* >/dev/null 2>&1; then echo "fuzz $$t: FAILED"; exit 1; fi; \
+	done
 
 bench: setup
 	@echo "# make bench: each figure on its own line as 'name: value'"

@@ -42,8 +42,8 @@ def read_text_file(
     try:
         with open(path, "rb") as f:
             data = f.read(limit + 1)
-    except OSError as exc:
-        raise error(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
+        raise error(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
     if len(data) > limit:
         raise error(f"{what} {path} is larger than {limit} bytes: is it the right file?")
     return decode_text(data, f"{what} {path}", error)

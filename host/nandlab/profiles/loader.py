@@ -39,8 +39,14 @@ def load_profile(name_or_path: str | Path) -> Profile:
     if key in builtin_names():
         return _load_builtin(key)
     path = Path(key)
-    if path.suffix in (".yaml", ".yml") or path.exists():
-        if not path.is_file():
+    try:
+        exists, is_file = path.exists(), path.is_file()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte: not a file name
+        raise ProfileError(
+            f"profile '{key[:80]}' is neither a built-in name nor a file: {exc}"
+        ) from None
+    if path.suffix in (".yaml", ".yml") or exists:
+        if not is_file:
             raise ProfileError(f"profile file {path} does not exist")
         return parse_profile(read_text_file(path, "profile file", ProfileError), str(path))
     raise ProfileError(

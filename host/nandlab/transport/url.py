@@ -54,6 +54,9 @@ class SimOptions:
 
 
 def _scheme(url: str) -> str:
+    bad = next((c for c in url if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    if bad is not None:  # a NUL would reach the file system as a path
+        raise BenchURLError(f"bench URL {url!r} holds the control character {bad!r}")
     if "://" not in url:
         raise BenchURLError(f"bench URL '{url}' has no scheme: use {SIM_FORM}")
     return url.split("://", 1)[0].lower()
@@ -129,12 +132,16 @@ def parse_sim_url(url: str) -> SimOptions:
     state = query.get("state")
     if state == "":
         raise BenchURLError(f"bench URL '{url}': state= needs a folder; form: {SIM_FORM}")
+    try:
+        state_dir = Path(state).expanduser() if state else None
+    except (RuntimeError, ValueError):  # ~user of a user this machine does not know
+        raise BenchURLError(f"bench URL '{url}': state={state}: no such home folder") from None
     return SimOptions(
         profile=named[0],
         seed=int_option(url, "seed", query.get("seed", "0"), 0, 2**63 - 1, SIM_FORM),
         dies=int_option(url, "dies", query.get("dies", "1"), 1, MAX_SIM_DIES, SIM_FORM),
         fresh=fresh == "1",
-        state=Path(state).expanduser() if state else None,
+        state=state_dir,
         corrupt_param=int_option(
             url, "corrupt_param", query.get("corrupt_param", "0"), 0, 3, SIM_FORM
         ),
