@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from nandlab.bench import Bench
+from nandlab.campaign.export import run_table
 from nandlab.campaign.runner import RunStopped, resume_run, start_run
 from nandlab.ledger import Ledger
 from nandlab.onfi.chip import Chip
@@ -180,3 +181,56 @@ def test_a_unit_stopped_half_way_is_booked_and_resume_rebooks_it(
     assert pec == {40: 4, 41: 4}
     uid, die = _die_wear(URL)
     assert die == {40: 4, 41: 4} and _ledger_wear(uid) == die
+
+
+def test_data_found_on_the_chip_carries_the_bakes_since(
+    run, run_json, tmp_path: Path
+) -> None:
+    out = str(tmp_path / "runs")
+    vth = (
+        "vth",
+        URL,
+        "--block",
+        "8",
+        "--wl",
+        "0",
+        "--step",
+        "16",
+        "--yes",
+        "--out",
+        out,
+    )
+    assert run(*vth, "--fresh").exit_code == 0
+    # another block's retention test bakes the whole die, block 8's data included
+    rber = (
+        "rber",
+        URL,
+        "--block",
+        "9",
+        "--pec",
+        "2",
+        "--wls",
+        "0",
+        "--retention",
+        "1y@30C",
+    )
+    assert run(*rber, "--yes", "--out", out).exit_code == 0
+    doc = run_json(*vth, "--no-program")
+    rows = [
+        r
+        for r in run_table(Path(doc["run_dir"])).to_pylist()
+        if r["operation"] == "vth"
+    ]
+    assert rows and {(r["retention_age_h"], r["retention_label"]) for r in rows} == {
+        (8760.0, "1y@30C")
+    }
+    # erased and programmed again: fresh data
+    doc = run_json(*vth)
+    rows = [
+        r
+        for r in run_table(Path(doc["run_dir"])).to_pylist()
+        if r["operation"] == "vth"
+    ]
+    assert {(r["retention_age_h"], r["retention_label"]) for r in rows} == {
+        (0.0, "fresh")
+    }

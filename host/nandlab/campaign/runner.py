@@ -27,6 +27,12 @@ from typing import Any
 
 from nandlab.campaign.bench_session import CHECKPOINTS, RUN_LOCK, BenchSession, Opener
 from nandlab.campaign.blocks import choose_blocks
+from nandlab.campaign.chip_history import (
+    book_partial_wear,
+    book_unit,
+    start_blocks,
+    start_state,
+)
 from nandlab.campaign.preflight import dry_run, preflight
 from nandlab.campaign.schema import (
     Campaign,
@@ -35,7 +41,7 @@ from nandlab.campaign.schema import (
     load_campaign,
     parse_campaign,
 )
-from nandlab.campaign.steps import BlockState, Context, apply, check_bench, execute
+from nandlab.campaign.steps import Context, apply, check_bench, execute
 from nandlab.campaign.stops import reason, signal_of, wind_down
 from nandlab.campaign.sweep import Plan, expand
 from nandlab.characterize.progress import ProgressFn, no_progress
@@ -109,11 +115,7 @@ def _context(session: BenchSession, meta: dict[str, Any], campaign_dir: Path | N
     bench = session.bench
     assert bench is not None and bench.transport.profile is not None
     profile = bench.transport.profile
-    blocks = {
-        (int(ce), int(b)): BlockState(pec=int(pec))
-        for ce, per in meta["ledger_start"].items()
-        for b, pec in per.items()
-    }
+    blocks = start_blocks(meta)
     return Context(
         profile,
         blocks,
@@ -272,9 +274,7 @@ def _start(
                 for ce, ch in session.chips.items()
             ],
             "blocks": blocks,
-            "ledger_start": {
-                str(ce): {str(b): ledger.pec(ids[ce], b) for b in blocks} for ce in c.chips
-            },
+            **start_state(ledger, ids, c.chips, blocks),
             "temperatures_C": {
                 "ambient": profile.environment.ambient_temp_C,
                 "bake": profile.environment.bake_temp_C,
@@ -364,20 +364,6 @@ def _campaign_dir(meta: dict[str, Any]) -> Path:
     return Path(meta.get("campaign_dir") or Path(meta["campaign_file"]).resolve().parent)
 
 
-def _book_partial_wear(
-    session: BenchSession, ledger: Ledger, ids: dict[int, str], run_id: str, unit: str | None
-) -> None:
-    """Book the erases of the unit that stopped half-way; the die image keeps them. On a
-    virtual die they go under the unit's own key, so the retry on resume (which restores
-    the die to the checkpoint before the unit) replaces them; a real chip keeps both
-    attempts' wear, so they get a key of their own."""
-    if unit is None:
-        return
-    key = unit if session.virtual else f"{unit}@stopped-{utc_now()}"
-    for ce, chip in session.chips.items():
-        ledger.record_wear(ids[ce], run_id, key, chip.wear.take())
-
-
 def _run_units(
     session: BenchSession,
     plan: Plan,
@@ -420,21 +406,7 @@ def _run_units(
                     raise
                 chip_ns = bench.chip_time_ns() - clock0
                 apply(unit, ctx)
-                for ev in outcome.ledger:
-                    kind = ev.pop("kind")
-                    block = ev.pop("block", unit.block)  # another block than the unit's: scratch
-                    targets = [chip_id] if unit.ce is not None else list(ids.values())
-                    for uid in targets:
-                        ledger.record(
-                            uid,
-                            run_id,
-                            unit.key,
-                            kind,
-                            block if block is not None else -1,
-                            pec_delta=int(ev.pop("pec_delta", 0)) if kind == "cycle" else 0,
-                            fast_forwarded=ev.get("fast_forwarded"),
-                            detail=ev,
-                        )
+                book_unit(ledger, unit, outcome, ids, run_id)
                 wall = time.perf_counter() - wall0
                 tag = session.checkpoint(f"u{unit.index:05d}")
                 store.commit_unit(
@@ -462,7 +434,7 @@ def _run_units(
         meta.update(status=status, failed_unit=current, error=why, stop_utc=utc_now())
         wind_down(
             lambda: _write_meta(run_dir, meta),
-            lambda: _book_partial_wear(session, ledger, ids, run_id, current),
+            lambda: book_partial_wear(session, ledger, ids, run_id, current),
             session.close,
             store.close,
             *(functools.partial(ledger.run_finished, uid, run_id, status) for uid in ids.values()),

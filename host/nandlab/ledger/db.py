@@ -277,6 +277,25 @@ class Ledger:
         """P/E cycles (erases) of `block` known to the ledger."""
         return self.wear(chip).get(block, BlockWear(block, 0, 0)).pec
 
+    def data_retention(self, chip: str, block: int) -> tuple[float, str | None]:
+        """What the data in `block` went through since the block was last erased: the
+        equivalent age (h at use temperature) of the bakes since, and their labels
+        joined with '+' (None when there were none)."""
+        since = self._db.execute(
+            "SELECT MAX(seq) FROM events WHERE chip=? AND ((block=? AND pec_delta>0) "
+            "OR kind='reset')",
+            (chip, block),
+        ).fetchone()[0]
+        age, labels = 0.0, []
+        for (detail,) in self._db.execute(
+            "SELECT detail FROM events WHERE chip=? AND kind='bake' AND seq>? ORDER BY seq",
+            (chip, int(since or 0)),
+        ):
+            bake = json.loads(detail or "{}")
+            age += float(bake.get("age_h", 0.0))
+            labels.append(str(bake.get("label", "bake")))
+        return age, "+".join(labels) or None
+
     def wear(self, chip: str) -> dict[int, BlockWear]:
         rows = self._db.execute(
             "SELECT block, SUM(pec_delta), SUM(COALESCE(fast_forwarded, 0)) FROM events "

@@ -81,7 +81,8 @@ class Bake(StepKind[BakeStep]):
             temp_C=mean(readings, temp),
             setpoint_C=temp,
         )
-        event = {"kind": "bake", "temp_C": temp, "hours": hours, "label": label}
+        # age_h: the data's equivalent age, for data that later runs find on the chip
+        event = {"kind": "bake", "temp_C": temp, "hours": hours, "label": label, "age_h": age}
         return Outcome([row], ledger=[event])
 
 

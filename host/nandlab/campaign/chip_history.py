@@ -1,0 +1,87 @@
+"""What a run reads from the chip ledger when it starts and writes into it as it goes.
+
+At the start: each block's P/E count and, for data already on the chip, the bakes
+it went through since its block's erase (run.json keeps both, so a resumed run
+rebuilds the same context). After each unit: the unit's events (the wear the chip
+layer counted, bakes) under the unit's key, so a repeated unit is counted once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from nandlab.campaign.bench_session import BenchSession
+from nandlab.campaign.steps import BlockState, Outcome
+from nandlab.campaign.unit import Unit
+from nandlab.dataset.columns import utc_now
+from nandlab.ledger import Ledger
+
+
+def start_state(
+    ledger: Ledger, ids: dict[int, str], ces: Iterable[int], blocks: list[int]
+) -> dict[str, Any]:
+    """run.json's ledger snapshot: `ledger_start` (ce -> block -> P/E count) and
+    `ledger_start_retention` (ce -> block -> (equivalent age h, bake labels)) for the
+    blocks whose data was baked since their erase."""
+    pec: dict[str, dict[str, int]] = {}
+    retention: dict[str, dict[str, tuple[float, str | None]]] = {}
+    for ce in ces:
+        pec[str(ce)] = {str(b): ledger.pec(ids[ce], b) for b in blocks}
+        for b in blocks:
+            age_h, label = ledger.data_retention(ids[ce], b)
+            if age_h > 0:
+                retention.setdefault(str(ce), {})[str(b)] = (age_h, label)
+    return {"ledger_start": pec, "ledger_start_retention": retention}
+
+
+def start_blocks(meta: dict[str, Any]) -> dict[tuple[int, int], BlockState]:
+    """The blocks' states at the run's start, from run.json's ledger snapshot."""
+    blocks = {
+        (int(ce), int(b)): BlockState(pec=int(pec))
+        for ce, per in meta["ledger_start"].items()
+        for b, pec in per.items()
+    }
+    # data found on the chip (a holds step) is as old as the bakes since its block's erase
+    for ce, per in meta.get("ledger_start_retention", {}).items():
+        for b, (age_h, label) in per.items():
+            state = blocks[(int(ce), int(b))]
+            state.retention_age_h, state.retention_label = float(age_h), label
+    return blocks
+
+
+def book_unit(
+    ledger: Ledger, unit: Unit, outcome: Outcome, ids: dict[int, str], run_id: str
+) -> None:
+    """Write the unit's events: on its chip, or on every chip for a bench-wide unit."""
+    targets = [ids[unit.ce]] if unit.ce is not None else list(ids.values())
+    for ev in outcome.ledger:
+        ev = dict(ev)
+        kind = ev.pop("kind")
+        block = ev.pop("block", unit.block)  # another block than the unit's: scratch
+        pec_delta = int(ev.pop("pec_delta", 0)) if kind == "cycle" else 0
+        for uid in targets:
+            ledger.record(
+                uid,
+                run_id,
+                unit.key,
+                kind,
+                block if block is not None else -1,
+                pec_delta=pec_delta,
+                fast_forwarded=ev.get("fast_forwarded"),
+                detail=ev,
+            )
+
+
+def book_partial_wear(
+    session: BenchSession, ledger: Ledger, ids: dict[int, str], run_id: str, unit: str | None
+) -> None:
+    """Book the erases of the unit that stopped half-way; the die image keeps them. On a
+    virtual die they go under the unit's own key, so the retry on resume (which restores
+    the die to the checkpoint before the unit) replaces them; a real chip keeps both
+    attempts' wear, so they get a key of their own."""
+    if unit is None:
+        return
+    key = unit if session.virtual else f"{unit}@stopped-{utc_now()}"
+    for ce, chip in session.chips.items():
+        ledger.record_wear(ids[ce], run_id, key, chip.wear.take())
