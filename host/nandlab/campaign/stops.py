@@ -66,7 +66,8 @@ def signals_held() -> Iterator[None]:
         yield
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            # None: a handler installed outside Python, which Python cannot put back
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
 
 
 def wind_down(*steps: Callable[[], object]) -> None:
