@@ -37,7 +37,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class CliError(click.ClickException):
-    """One line "error: ..." on stderr, exit 2 for usage errors and 1 for the rest."""
+    """One line "error: ..." on stderr and the exit code of its kind (`ending`)."""
 
     def __init__(self, message: str, exit_code: int) -> None:
         super().__init__(message)
