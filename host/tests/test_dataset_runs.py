@@ -109,6 +109,7 @@ def test_read_only_archived_run_exports_and_reports_without_a_write(
             p.chmod(p.stat().st_mode | stat.S_IWUSR)
     assert done.rows == rows and read_export(done.path).num_rows == rows
     assert f"measurement rows: {rows}" in summary.read_text() and plots
+    assert "| RBER | 95 % interval |" in summary.read_text()
     assert (tmp_path / "report" / "report.md").read_text() == f"# tiny: {rows} rows\n"
     assert len(frame) == rows
     assert after == before, "reading an archived run changed its folder"

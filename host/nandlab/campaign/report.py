@@ -116,6 +116,7 @@ _ERRORS: list[Column] = [
     ("errors 0->1", _field("errors_0to1")),
     ("errors 1->0", _field("errors_1to0")),
     ("RBER", _field("rber_text")),
+    ("95 % interval", lambda r: f"{r['rber_low']:.2g} - {r['rber_high']:.2g}"),
 ]
 _RBER_COLUMNS: list[Column] = [
     ("mode", _field("mode")),
@@ -180,7 +181,9 @@ def report(
             "",
             "## RBER by condition",
             "",
-            "Every rate says how many bits it rests on; 0 errors read '0 in N bits'.",
+            "Every rate says how many bits it rests on; 0 errors read '0 in N bits'. The "
+            "interval is the rate's 95 % Wilson score interval (with 0 errors: up to its "
+            "upper bound).",
             "",
         ]
         parts.append(_table(_RBER_COLUMNS, rber))
