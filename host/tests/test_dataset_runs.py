@@ -203,7 +203,7 @@ def test_damaged_export_is_named(run_dir: Path) -> None:
     data = bytearray(path.read_bytes())
     data[-20] ^= 0x01
     path.write_bytes(bytes(data))
-    with pytest.raises(DamagedFileError, match=r"measurements.parquet is damaged.*export it"):
+    with pytest.raises(DamagedFileError, match=r"tiny.parquet is damaged.*export it"):
         load_run(path)
     with pytest.raises(DamagedFileError):
         read_export(path)

@@ -2,7 +2,7 @@
 
 An export never writes over the run's own files (measurements.parquet,
 run.sqlite, run.json, summaries): by default it goes to
-``<run>/export/measurements.<ext>``. It is written to a temp file, read back
+``<run>/export/<run id>.<ext>``. It is written to a temp file, read back
 and counted (fewer rows than the run store holds: refused), fsync'd, then
 renamed into place; a ``<file>.sha256`` beside it (sha256sum format) lets
 `read_export` and ``sha256sum -c`` tell a damaged copy.
@@ -44,6 +44,7 @@ from nandlab.dataset.store import (
     check_sidecar,
     file_digest,
     finish_dataset,
+    run_id_of,
     sidecar,
     store_table,
     verify_dataset,
@@ -96,14 +97,14 @@ def export(
     run_dir: str | Path, fmt: str, out: str | Path | None = None, *, partial: bool = False
 ) -> Exported:
     """Write the run's rows in `fmt` to a new file `out` (default:
-    <run>/export/measurements.<ext>); see the module doc for what it refuses."""
+    <run>/export/<run id>.<ext>); see the module doc for what it refuses."""
     run = Path(run_dir)
     if fmt not in FORMATS:
         raise UsageError(f"format '{fmt}' is unknown: use one of {', '.join(FORMATS)}")
     meta = read_meta(run)
     unfinished = require_finished(run, meta, partial)
     verify_dataset(run, meta)
-    path = Path(out) if out is not None else run / EXPORTS / f"measurements{SUFFIX[fmt]}"
+    path = Path(out) if out is not None else run / EXPORTS / f"{run_id_of(run)}{SUFFIX[fmt]}"
     _check_target(run, path)
     table = store_table(run)
     _check_not_shrunk(run, meta, table.num_rows)

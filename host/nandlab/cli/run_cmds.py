@@ -113,7 +113,7 @@ def report(run_dir: Path, out: Path | None, partial: bool, as_json: bool) -> Non
     "out",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Output file, a new one (default: RUN_DIR/export/measurements.<ext>).",
+    help="Output file, a new one (default: RUN_DIR/export/<run id>.<ext>).",
 )
 @PARTIAL
 @click.option(
