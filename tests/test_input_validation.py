@@ -272,3 +272,11 @@ def test_non_utf8_profile_file(
     _refused(
         run, world, ["run", str(campaign), "--out", str(world / "out")], ["not UTF-8"]
     )
+
+
+@pytest.mark.parametrize("mv", ["nan", "inf", "-inf", "1e400"])
+def test_offset_must_be_finite(
+    run: Callable[..., Result], world: Path, monkeypatch: pytest.MonkeyPatch, mv: str
+) -> None:
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(world / "data"))
+    _refused(run, world, ["offsets", "set", "--yes", URL, "0", "--", mv], ["finite"])

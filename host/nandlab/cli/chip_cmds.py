@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 from pathlib import Path
 from typing import Any
 
@@ -394,6 +395,8 @@ def offsets_set(
 ) -> None:
     """Set read reference REFERENCE (index or name, e.g. 0 or VREF0) to an offset of MV mV."""
     require_yes(yes, "offsets set")
+    if not math.isfinite(mv):  # refused before the chip is opened
+        raise UsageError(f"MV {mv}: an offset is a finite number of mV")
     with open_chip(url, fresh) as (_, chip):
         refs = chip.profile.read_offsets.references
         names = [r.name for r in refs]

@@ -9,6 +9,7 @@ back. The array operations build on it (`onfi.array`, `onfi.chip`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -416,6 +417,8 @@ class Target:
         """Set a read reference offset in mV (a whole number of DAC steps)."""
         offsets = self.profile.read_offsets
         ref = self._reference(ref_index, slc)
+        if not math.isfinite(mV):
+            raise RangeError(f"read offset {mV} mV for {ref.name}: give a finite number")
         code = round(mV / offsets.step_mV)
         lo, hi = offsets.code_min * offsets.step_mV, offsets.code_max * offsets.step_mV
         if abs(code * offsets.step_mV - mV) > 1e-6 or not lo <= mV <= hi:
