@@ -253,6 +253,10 @@ def test_runs_and_query_over_several_runs(run_dir: Path) -> None:
     assert table.to_pylist() == [{"n": 2 * rows, "runs": 1}]
     status = query(run_dir.parent, "SELECT run_id, rows FROM runs WHERE status = 'stopped'")
     assert status.to_pylist() == [{"run_id": "stopped", "rows": rows}]
+    listing = _nandlab("runs", "--out", str(run_dir.parent))
+    assert listing.exit_code == 0
+    listed = [line.split()[1] for line in listing.stdout.splitlines() if "complete" in line]
+    assert listed == ["tiny", "again"]  # oldest first; the stopped one says "stopped"
     result = _nandlab("query", "SELEC nothing", "--out", str(run_dir.parent))
     assert result.exit_code == 2 and "query failed" in result.stderr
     result = _nandlab("query", "SELECT pec, bits FROM rows WHERE bits IS NOT NULL LIMIT 2",
