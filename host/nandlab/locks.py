@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import itertools
 import json
 import os
 import socket
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -35,11 +36,15 @@ from nandlab.paths import data_root
 _READ_ONLY_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
+_serials = itertools.count(1)
+
+
 @dataclass
 class _Held:
     fd: int | None  # None: a shared lock skipped on a read-only folder
     shared: bool
     count: int
+    serial: int = field(default_factory=lambda: next(_serials))
 
 
 _held: dict[str, _Held] = {}
@@ -95,6 +100,13 @@ def acquire(path: Path, what: str, *, shared: bool = False, run: str | None = No
             _write_note(fd, run)
     _held[key] = _Held(fd, shared, 1)
     return Lock(key)
+
+
+def hold_serial(path: Path) -> int | None:
+    """An id of this process's present hold of the exclusive lock `path` (None when it
+    holds none): equal ids at two moments mean the lock was held all the time between."""
+    held = _held.get(os.path.abspath(path))
+    return held.serial if held is not None and not held.shared else None
 
 
 def chip_lock(unique_id: str, *, run: str | None = None, root: Path | None = None) -> Lock:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from nandlab.errors import DamagedFileError, NandlabError
+from nandlab.locks import hold_serial
 from nandlab.paths import write_atomic
 from nandlab.profiles import Profile
 from nandlab.vchip.array import CellArray
@@ -70,10 +71,12 @@ def image_files(manifest: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield entry["state"], entry["state_sha256"]
 
 
-def verified_manifest(folder: Path, advice: str) -> dict[str, Any]:
+def verified_manifest(folder: Path, advice: str, *, trusted: str | None = None) -> dict[str, Any]:
     """The manifest of the image in `folder` after checking it and every file it names.
 
-    DamagedFileError names the first damaged file and ends with `advice`.
+    DamagedFileError names the first damaged file and ends with `advice`. `trusted`: the
+    manifest checksum of an image this process saved itself and has held locked ever
+    since; its files are then only checked to exist, not hashed again.
     """
     path = folder / MANIFEST
 
@@ -97,6 +100,8 @@ def verified_manifest(folder: Path, advice: str) -> dict[str, Any]:
             f"{IMAGE_FORMAT}",
         )
     for name, digest in image_files(manifest):
+        if trusted == manifest["manifest_sha256"] and (folder / name).is_file():
+            continue
         try:
             actual = sha256_file(folder / name)
         except FileNotFoundError:
@@ -138,6 +143,13 @@ class BenchImage:
     now_ns: int
 
 
+_saved_here: dict[Path, tuple[str, int]] = {}
+"""Image folder -> (checksum of the manifest this process last wrote there, the id of its
+hold of the folder's lock then). A campaign closes and reopens its bench at every
+checkpoint without letting go of the lock: hashing the files it has just written again
+would double the cost of a checkpoint for nothing."""
+
+
 class ImageStore:
     """Loads and saves the die images of one bench in `folder` (the caller holds its lock)."""
 
@@ -159,7 +171,10 @@ class ImageStore:
         if not (self.folder / MANIFEST).exists() and not saved:
             self.note = "no saved image"
             return None
-        manifest = verified_manifest(self.folder, FRESH_ADVICE)
+        mine = _saved_here.get(self.folder.resolve())
+        hold = hold_serial(self.folder / LOCK)
+        trusted = mine[0] if mine is not None and hold is not None and mine[1] == hold else None
+        manifest = verified_manifest(self.folder, FRESH_ADVICE, trusted=trusted)
         if manifest.get("profile_sha256") != profile_hash(self.profile):
             raise DamagedFileError(
                 f"{self.folder / MANIFEST}: the die image was saved with another content of "
@@ -217,8 +232,12 @@ class ImageStore:
             "now_ns": now_ns,
             "dies": entries,
         }
-        write_atomic(self.folder / MANIFEST, manifest_bytes(manifest))
+        sealed = manifest_bytes(manifest)
+        write_atomic(self.folder / MANIFEST, sealed)
         self._sync_folder()
+        hold = hold_serial(self.folder / LOCK)
+        if hold is not None:
+            _saved_here[self.folder.resolve()] = (json.loads(sealed)["manifest_sha256"], hold)
         keep = {name for name, _ in image_files(manifest)}
         for path in self._die_files():
             if path.name not in keep:
@@ -228,6 +247,7 @@ class ImageStore:
         """Remove the image (fresh start)."""
         if not self.folder.is_dir():
             return
+        _saved_here.pop(self.folder.resolve(), None)
         (self.folder / MANIFEST).unlink(missing_ok=True)
         for path in self._die_files():
             path.unlink(missing_ok=True)
