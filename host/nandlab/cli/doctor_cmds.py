@@ -149,7 +149,7 @@ def check_bench(url: str) -> list[Finding]:
     from nandlab.transport import open_bench
 
     try:
-        bench = open_bench(url)
+        bench = open_bench(url, read_only=True)  # identifies only: a virtual die is not rewritten
     except NandlabError as exc:
         return [Finding("bench", False, f"cannot open {url}: {exc}",
                         "fix the findings above, or the URL (board=, profile=)")]
