@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from nandlab.campaign.bench_session import RUN_LOCK
 from nandlab.campaign.runner import read_meta
 from nandlab.dataset.columns import (
     COLUMNS,
@@ -50,6 +51,7 @@ from nandlab.dataset.store import (
     verify_dataset,
 )
 from nandlab.errors import DamagedFileError, UsageError
+from nandlab.locks import acquire
 from nandlab.paths import file_mode, write_atomic
 
 FORMATS = ("parquet", "csv", "hdf5")
@@ -137,15 +139,16 @@ def rebuild(run_dir: str | Path) -> Path:
     """Rewrite a complete run's measurements.parquet from run.sqlite and its checksum in
     run.json (after `verify_dataset` found the Parquet file damaged or missing)."""
     run = Path(run_dir)
-    meta = read_meta(run)
-    if meta.get("status") != "complete":
-        raise UsageError(
-            f"run {run} is not complete: its {PARQUET} is written when it completes "
-            f"(nandlab resume {run})"
-        )
-    _check_not_shrunk(run, meta, store_table(run).num_rows)
-    meta["dataset"] = finish_dataset(run)
-    write_atomic(run / RUN_JSON, (json.dumps(meta, indent=2, default=str) + "\n").encode())
+    with acquire(run / RUN_LOCK, f"run folder {run}", run=run.name):  # no resume meanwhile
+        meta = read_meta(run)
+        if meta.get("status") != "complete":
+            raise UsageError(
+                f"run {run} is not complete: its {PARQUET} is written when it completes "
+                f"(nandlab resume {run})"
+            )
+        _check_not_shrunk(run, meta, store_table(run).num_rows)
+        meta["dataset"] = finish_dataset(run)
+        write_atomic(run / RUN_JSON, (json.dumps(meta, indent=2, default=str) + "\n").encode())
     return run / PARQUET
 
 
