@@ -27,12 +27,13 @@ $(STAMP_BASE): host/pyproject.toml constraints.txt
 	touch $@
 
 $(STAMP_PY): $(STAMP_BASE)
-	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e 'host[dev,hw,rtl]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e 'host[dev,hw,rtl,serve]'
 	touch $@
 
 # System tools the suites use: gcc / g++ (C header, HLS C-simulation), iverilog,
-# verilator and yosys (RTL lint, simulation and synthesis checks).
-SYSTEM_TOOLS := gcc:gcc g++:g++ iverilog:iverilog verilator:verilator yosys:yosys
+# verilator and yosys (RTL lint, simulation and synthesis checks), chromium (the
+# dashboard's browser test drives Debian's browser; Playwright downloads none).
+SYSTEM_TOOLS := gcc:gcc g++:g++ iverilog:iverilog verilator:verilator yosys:yosys chromium:chromium
 
 $(STAMP_SYS):
 	@mkdir -p $(VENV)
