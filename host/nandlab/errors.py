@@ -56,6 +56,10 @@ class UnsupportedCapability(NandlabError):
     """The chip profile or the transport lacks an operation that was requested."""
 
 
+class UncorrectableData(NandlabError):
+    """Data read from the chip failed its ECC after every read-retry; nothing was returned."""
+
+
 class OpProgramError(NandlabError):
     """An op program or result stream is malformed."""
 

@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from nandlab.profiles.search_model import Search
+
 CellType = Literal["slc", "mlc", "tlc"]
 BITS_PER_CELL: dict[str, int] = {"slc": 1, "mlc": 2, "tlc": 3}
 
@@ -254,6 +256,7 @@ class Vendor(_Strict):
     latch_xor: LatchXor | None = None
     esp: Esp | None = None
     sense_time: SenseTime | None = None
+    search: Search | None = None
 
 
 class Ispp(_Strict):
