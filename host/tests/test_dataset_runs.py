@@ -116,9 +116,23 @@ def test_read_only_archived_run_exports_and_reports_without_a_write(
     assert not list(run_dir.glob("run.sqlite-*"))
 
 
+HOLD_LOCK = """\
+import sys, time
+from pathlib import Path
+from nandlab.locks import acquire
+acquire(Path(sys.argv[1]), "run folder", run="tiny")
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
 def test_a_live_writers_rows_are_read_without_touching_its_journal(run_dir: Path) -> None:
-    _set_meta(run_dir, status="running", pid=os.getpid(), host=os.uname().nodename)
-    writer = RunStore(run_dir)  # holds run.sqlite open in WAL mode, as a running campaign does
+    # a running campaign: another process holds the run's lock, run.sqlite is open in WAL mode
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(run_dir / "run.lock")],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    _set_meta(run_dir, status="running", pid=holder.pid, host=os.uname().nodename)
+    writer = RunStore(run_dir)
     try:
         writer.commit_unit(99, "extra", 1, [{"operation": "read", "latency_us": 5.0}],
                            checkpoint=None, chip_time_ns=0, wall_s=0.0)
@@ -131,6 +145,10 @@ def test_a_live_writers_rows_are_read_without_touching_its_journal(run_dir: Path
         assert pq.read_table(done.path).column("unit_idx").to_pylist()[-1] == 99
     finally:
         writer.close()
+        holder.kill()
+        holder.wait()
+    with pytest.raises(UsageError, match=r"status killed"):  # its lock went with it
+        export(run_dir, "parquet")
 
 
 def test_cli_refuses_an_unfinished_run_with_exit_2(run_dir: Path) -> None:

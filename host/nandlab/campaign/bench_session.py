@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nandlab.bench import Bench
+from nandlab.dataset.columns import RUN_LOCK
 from nandlab.dataset.store import STORE
 from nandlab.errors import DamagedFileError
 from nandlab.locks import Lock, acquire, chip_lock
@@ -48,7 +49,6 @@ from nandlab.transport.url import with_fresh
 
 Opener = Callable[[str], Transport]
 CHECKPOINTS = "die"
-RUN_LOCK = "run.lock"
 
 
 class BenchSession:

@@ -28,7 +28,6 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from nandlab.campaign.bench_session import RUN_LOCK
 from nandlab.campaign.runner import read_meta
 from nandlab.dataset.columns import (
     COLUMNS,
@@ -36,10 +35,11 @@ from nandlab.dataset.columns import (
     EXPORTS,
     PARQUET,
     RUN_JSON,
+    RUN_LOCK,
     SCHEMA,
     SUMMARY,
 )
-from nandlab.dataset.provenance import process_alive
+from nandlab.dataset.provenance import run_alive
 from nandlab.dataset.store import (
     STORE,
     check_sidecar,
@@ -80,7 +80,7 @@ def require_finished(run: Path, meta: Mapping[str, Any], partial: bool) -> bool:
         return False
     if partial:
         return True
-    if status == "running" and process_alive(dict(meta)):
+    if status == "running" and run_alive(run, dict(meta)):
         why = f"is still running (pid {meta.get('pid')} on {meta.get('host')})"
         fix = "wait for it to finish"
     else:

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from nandlab.dataset.columns import PARQUET, RUN_JSON, SCHEMA
-from nandlab.dataset.provenance import process_alive
+from nandlab.dataset.provenance import run_alive
 from nandlab.dataset.store import RunStore, verify_dataset
 from nandlab.errors import NandlabError, UsageError
 
@@ -48,7 +48,7 @@ def _entry(folder: Path) -> RunEntry:
     except (OSError, ValueError):
         return RunEntry(folder.name, str(folder), None, None, None, "", "unreadable run.json", None)
     status = str(meta.get("status"))
-    if status == "running" and not process_alive(meta):
+    if status == "running" and not run_alive(folder, meta):
         status = "killed"
     dataset = meta.get("dataset")
     rows: int | None

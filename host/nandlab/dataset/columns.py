@@ -27,6 +27,8 @@ RUN_JSON = "run.json"
 PARQUET = "measurements.parquet"
 SUMMARY = "summary.md"
 PLOTS = "plots"
+RUN_LOCK = "run.lock"
+"""Held (flock, `nandlab.locks`) by the command that is running or resuming the run."""
 EXPORTS = "export"
 PARTIAL_REPORT = "partial-report"
 """Where `nandlab report --partial` writes a report of an unfinished run; removed when the

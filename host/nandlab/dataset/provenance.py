@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import nandlab
+from nandlab.dataset.columns import RUN_LOCK
+from nandlab.errors import InUseError
+from nandlab.locks import acquire
 
 
 @functools.cache
@@ -50,6 +53,18 @@ def provenance() -> dict[str, Any]:
         "pid": os.getpid(),
         "host": socket.gethostname(),
     }
+
+
+def run_alive(run_dir: Path, meta: dict[str, Any]) -> bool:
+    """Whether a process is running the run: its lock file is held (a run older than the
+    locks: its process, by run.json's pid and host, is alive)."""
+    if not (run_dir / RUN_LOCK).exists():
+        return process_alive(meta)
+    try:
+        acquire(run_dir / RUN_LOCK, f"run folder {run_dir}", shared=True).release()
+    except InUseError:
+        return True
+    return False
 
 
 def process_alive(meta: dict[str, Any]) -> bool:
