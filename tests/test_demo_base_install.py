@@ -22,7 +22,8 @@ BLOCKED = set(sys.argv[1].split(","))
 class Blocked(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name.partition(".")[0] in BLOCKED:
-            raise ImportError(f"{name} belongs to an extra the demo must not need")
+            # what Python raises for a package that is not installed
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, Blocked())
 from nandlab.cli.main import main
 sys.argv = ["nandlab", *sys.argv[2:]]
@@ -44,3 +45,26 @@ def test_demo_runs_without_any_extra(tmp_path: Path, data_dir: Path) -> None:
     doc = json.loads(done.stdout)
     assert Path(doc["run_dir"], "measurements.parquet").is_file()
     assert doc["rber"], "the demo measured nothing"
+
+
+def test_a_hardware_bench_without_its_extra_says_what_to_install(
+    data_dir: Path,
+) -> None:
+    url = "ftdi://ftdi:2232h/1?board=ft2232h-bga&profile=mlc-64l"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            RUN_WITHOUT_EXTRAS,
+            ",".join(EXTRAS_MODULES),
+            "info",
+            url,
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "need the 'hw' extra" in done.stderr and "host[hw]" in done.stderr
+    assert "Traceback" not in done.stderr

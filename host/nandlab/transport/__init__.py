@@ -12,6 +12,7 @@ The last three import their dependencies only when opened. See
 
 from __future__ import annotations
 
+from nandlab.errors import UsageError
 from nandlab.transport.base import Transport
 from nandlab.transport.sim import SimTransport
 from nandlab.transport.url import SimOptions, parse_sim_url, scheme_of
@@ -26,6 +27,20 @@ def open_bench(url: str, *, read_only: bool = False) -> Transport:
     scheme = scheme_of(url)
     if scheme == "sim":
         return SimTransport.from_options(parse_sim_url(url), url, read_only=read_only)
+    try:
+        return _open_extra(scheme, url)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "nandlab").partition(".")[0] == "nandlab":
+            raise
+        extra = "rtl" if scheme == "rtl" else "hw"
+        raise UsageError(
+            f"{scheme}:// benches need the '{extra}' extra, which is not installed ({exc.name} "
+            f"is missing): pip install -c constraints.txt -e 'host[{extra}]' (make setup does)"
+        ) from None
+
+
+def _open_extra(scheme: str, url: str) -> Transport:
+    """The benches whose packages are optional extras (host/pyproject.toml)."""
     if scheme == "rtl":
         from nandlab.transport.rtl import RtlTransport  # cocotb and simulators load only here
 
