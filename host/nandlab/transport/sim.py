@@ -73,6 +73,7 @@ VENDOR_CAPABILITIES = (
     "latch_xor",
     "esp",
     "sense_time",
+    "search",
 )
 
 
