@@ -280,3 +280,38 @@ def test_offset_must_be_finite(
 ) -> None:
     monkeypatch.setenv("NANDLAB_DATA_DIR", str(world / "data"))
     _refused(run, world, ["offsets", "set", "--yes", URL, "0", "--", mv], ["finite"])
+
+
+ONE_OFFS: list[tuple[str, list[str], list[str]]] = [
+    ("program-dev-zero", ["program", URL, "--block", "5", "--page", "0", "--in", "/dev/zero"], ["--in /dev/zero", "more than"]),
+    ("program-seed-30-digits", ["program", URL, "--block", "5", "--page", "0", "--pattern", "random", "--seed", "9" * 30], ["--seed"]),
+    ("rber-seed-30-digits", ["rber", URL, "--block", "5", "--pec", "3", "--seed", "9" * 30], ["seed"]),
+    ("rber-zero-pe", ["rber", URL, "--block", "5", "--pec", "0"], ["--pec 0"]),
+    ("rber-wls-past-the-end", ["rber", URL, "--block", "5", "--pec", "3", "--wls", "0-9999"], ["WL 256 outside"]),
+    ("rber-huge-wl-range", ["rber", URL, "--block", "5", "--pec", "3", "--wls", "0-99999999999"], ["--wls"]),
+    ("rber-400-digit-age", ["rber", URL, "--block", "5", "--pec", "3", "--retention", "9" * 400 + "y@30C"], ["over 1000 years"]),
+    ("vth-block-past-the-end", ["vth", URL, "--block", "4096", "--wl", "0"], ["block 4096 is outside"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "words"), [c[1:] for c in ONE_OFFS], ids=[c[0] for c in ONE_OFFS]
+)
+def test_one_off_refused_before_the_chip(
+    run: Callable[..., Result],
+    world: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    words: list[str],
+) -> None:
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(world / "data"))
+    _refused(
+        run,
+        world,
+        [
+            *args,
+            "--yes",
+            *(["--out", str(world / "out")] if args[0] != "program" else []),
+        ],
+        words,
+    )

@@ -144,6 +144,22 @@ def status(url: str, fresh: bool, as_json: bool) -> None:
         click.echo(f"status {value:02X}h: {' '.join(_status_bits(value)) or '(no bit set)'}")
 
 
+MAX_PAGE_FILE = 1 << 20
+"""More than any page with its spare area; a larger --in file (/dev/zero) is refused unread."""
+
+
+def _page_file(path: Path) -> bytes:
+    """The bytes of a --in file, read before the chip is opened and at most MAX_PAGE_FILE."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_PAGE_FILE + 1)
+    except OSError as exc:
+        raise UsageError(f"--in {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_PAGE_FILE:
+        raise UsageError(f"--in {path} holds more than {MAX_PAGE_FILE} bytes: give one page")
+    return data
+
+
 @click.command()
 @chip_args
 @click.option("--block", type=int, required=True)
@@ -216,7 +232,13 @@ def read(
 @click.option("--block", type=int, required=True)
 @click.option("--page", type=int, required=True, help="Page in the block (a WL with --slc).")
 @click.option("--pattern", type=click.Choice(PATTERNS), default=None)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --pattern random.")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=0,
+    show_default=True,
+    help="Seed of --pattern random.",
+)
 @click.option(
     "--in", "in_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None
 )
@@ -243,11 +265,10 @@ def program(
     if (pattern is None) == (in_file is None):
         raise UsageError("give exactly one of --pattern (random|checker|zeros|ones) or --in FILE")
     require_yes(yes, "program")
+    data = _page_file(in_file) if in_file is not None else b""
     with open_chip(url, fresh) as (_, chip):
         geo = chip.geometry
-        if in_file is not None:
-            data = in_file.read_bytes()
-        else:
+        if in_file is None:
             assert pattern is not None
             wl = page if slc else page // geo.bits_per_cell
             data = page_pattern(
