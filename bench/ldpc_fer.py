@@ -6,7 +6,7 @@ Three curves: the in-chip bit-flipping decoder (hard bits), the controller's
 min-sum on hard bits only, and min-sum on soft-bit reads. Each point runs up to
 `--frames` frames (default 3000, enough to tell FER 1e-3: at most 3 failures)
 and stops early after 40 failures. Prints one line per point and, per curve,
-the largest k with FER <= 1e-3 (the paper's target for the bit-flipping
+the largest k below which every point has FER <= 1e-3 (the paper's target for the bit-flipping
 decoder is 72).
 
 Soft reads: the cell's sensed value is v = +-1 + N(0, sigma) with sigma set so
@@ -93,12 +93,16 @@ def main() -> None:
     for curve in args.curve or list(CURVES):
         rng = np.random.default_rng(args.seed)
         best = None
+        clean = True
         print(f"# {curve}: raw bit errors per 1 KiB codeword, frames, failures, FER")
         for errors in CURVES[curve]:
             t0 = time.perf_counter()
             done, failed = run_point(curve, errors, args.frames, rng)
             fer = failed / done
-            if fer <= 1e-3 and done >= args.frames:
+            # The figure is where the curve first crosses 1e-3: a later point that
+            # lands below it by chance does not count.
+            clean = clean and fer <= 1e-3 and done >= args.frames
+            if clean:
                 best = errors
             print(f"{curve} {errors:4d} {done:6d} {failed:4d} {fer:.2e}  "
                   f"({time.perf_counter() - t0:.0f} s)", flush=True)
