@@ -1,8 +1,8 @@
 """Decode throughput of the PiF / CoX-PM QC-LDPC decoders on the host, one core.
 
 Prints, per decoder and raw bit-error count per 1 KiB codeword, the payload
-decoded per second (MB/s of the 8192 message bits, 1 MB = 1e6 bytes) and the
-mean iterations. Times only the decoder call on a batch (encoding and error
+decoded per second as `ldpc_<decoder>_<errors>err_MBps: value` (MB/s of the
+8192 message bits, 1 MB = 1e6 bytes), the mean iterations on a comment line. Times only the decoder call on a batch (encoding and error
 injection excluded), after a warm-up that compiles the Numba kernels, in CPU
 time of this process (so other load on a shared machine does not count). The
 in-chip decoder's 40 us budget per 16 KiB page is a property of the chip's
@@ -64,8 +64,7 @@ def main() -> None:
     warm, _ = _received(1, rng)
     bitflip_decode(code, warm[:1])
     min_sum_decode(code, np.where(warm[:1] == 1, -1.0, 1.0))
-    print(f"# payload {code.k // 8} B per codeword, {FRAMES} codewords per point, one core")
-    print("# decoder       errors  MB/s   mean-iterations  failed")
+    print(f"# LDPC decode: payload {code.k // 8} B per codeword, {FRAMES} codewords per point")
     for decoder, errors in POINTS:
         received, is_error = _received(errors, rng)
         run = _decode(decoder, received, is_error, rng)
@@ -73,7 +72,9 @@ def main() -> None:
         _, ok, iters = run()
         cpu = time.process_time() - t0
         mbps = FRAMES * code.k / 8 / cpu / 1e6
-        print(f"{decoder:14s} {errors:6d} {mbps:6.2f} {iters.mean():10.1f} {int((~ok).sum()):9d}")
+        name = decoder.replace("-", "_")
+        print(f"ldpc_{name}_{errors}err_MBps: {mbps:.2f}")
+        print(f"#   mean iterations {iters.mean():.1f}, {int((~ok).sum())} of {FRAMES} not decoded")
 
 
 if __name__ == "__main__":
