@@ -13,7 +13,7 @@ STAMP_PY   := $(VENV)/.stamp-python
 STAMP_SYS  := $(VENV)/.stamp-system
 DEMO_OUT ?= runs
 
-.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated lint bench regen clean fuzz
+.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated lint bench ldpc-fer regen clean fuzz
 
 setup: $(STAMP_PY) $(STAMP_SYS)
 
@@ -111,6 +111,11 @@ bench: setup
 	$(PY) bench/campaign_speed.py
 	$(PY) bench/rtl_throughput.py
 	$(PY) bench/ftdi_page_read.py
+	$(PY) bench/ldpc_decode.py
+
+# The QC-LDPC decoders' frame-error-rate curves (docs/codes.md): about 30 minutes on one core.
+ldpc-fer: setup
+	$(PY) bench/ldpc_fer.py
 
 regen: setup
 	$(PY) -m nandlab.ops.codegen
