@@ -17,6 +17,7 @@ P(0 < v < 0.25 | v > 0); the LLR magnitudes are the log ratio of right to
 wrong within each zone (a controller calibrated to the page).
 
     .venv/bin/python bench/ldpc_fer.py [--frames N] [--curve bitflip|min-sum-hard|min-sum-soft]
+                                       [--errors K ...] [--seed S]
 """
 
 from __future__ import annotations
@@ -89,13 +90,14 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=3000)
     parser.add_argument("--curve", choices=sorted(CURVES), action="append")
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--errors", type=int, nargs="+", help="error counts (default: the curve's)")
     args = parser.parse_args()
     for curve in args.curve or list(CURVES):
         rng = np.random.default_rng(args.seed)
         best = None
         clean = True
         print(f"# {curve}: raw bit errors per 1 KiB codeword, frames, failures, FER")
-        for errors in CURVES[curve]:
+        for errors in args.errors or CURVES[curve]:
             t0 = time.perf_counter()
             done, failed = run_point(curve, errors, args.frames, rng)
             fer = failed / done
