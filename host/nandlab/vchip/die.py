@@ -45,6 +45,7 @@ from nandlab.vchip.features import FEATURE_BYTES, FeatureRegisters
 from nandlab.vchip.latches import PageBuffer
 from nandlab.vchip.parts import DieParts
 from nandlab.vchip.power import Phase, PowerLog
+from nandlab.vchip.search import SearchEngine
 from nandlab.vchip.testmode import TestModeEngine
 
 PARAM_PAGE_BUSY_US = 25.0  # tR of READ PARAMETER PAGE / READ UNIQUE ID
@@ -55,6 +56,7 @@ class _Out(Enum):
     STATUS = auto()
     STREAM = auto()  # a fixed byte pattern (ID, parameter page, unique ID, features)
     DATA = auto()  # the cache register of the selected plane
+    SEARCH = auto()  # the output of the last Search-in-Memory command
 
 
 @dataclass
@@ -108,6 +110,7 @@ class VirtualDie:
         self.power: PowerLog = parts.clock.power
         self._test = TestModeEngine(parts)
         self._ops = ArrayOps(parts, self._test)
+        self._search = SearchEngine(parts, self._ops)
         self._param_stream = identity.parameter_pages(
             profile, param_page_copies, corrupt_param_copies
         )
@@ -217,6 +220,10 @@ class VirtualDie:
         clock.bus(clock.timing.tWC)
         if busy and byte not in (Cmd.READ_STATUS, Cmd.READ_STATUS_ENHANCED, Cmd.RESET):
             return
+        if self._search.cmd(byte):
+            self._idle()
+            self._out = _Out.SEARCH
+            return
         if self._confirm(byte):
             return
         self._start(byte)
@@ -227,6 +234,7 @@ class VirtualDie:
         clock.bus(clock.timing.tWC)
         seq = self._seq
         if seq is None:
+            self._search.addr(byte)
             return
         seq.addr.append(byte & 0xFF)
         self._on_address(seq)
@@ -250,6 +258,8 @@ class VirtualDie:
         elif self._din_page:
             self._buffer.planes[self._plane].write(self._column, data)
             self._column += len(data)
+        elif self._out is _Out.SEARCH:
+            self._search.write(data)
 
     def read(self, n: int) -> bytes:
         """Data out cycles (tRC per byte)."""
@@ -278,6 +288,8 @@ class VirtualDie:
             return out
         if self._out is _Out.STREAM:
             return self._stream.take(n)
+        if self._out is _Out.SEARCH:
+            return self._search.read(n)
         return b"\xff" * n
 
     def _data_output(self, plane: int, column: int) -> None:
@@ -417,6 +429,7 @@ class VirtualDie:
         self._clock.reset(round(self.profile.timing.t_rst_us * US))
         self._reset_bus_state()
         self._features.clear()
+        self._search.reset()
         self._addresses.mode = CellMode.NATIVE
         self._test.exit()
 

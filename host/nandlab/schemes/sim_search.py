@@ -1,0 +1,350 @@
+"""Search-in-Memory (Chen, Chang and Kuo): in-chip search and gather, optimistic ECC.
+
+`SimSearch` drives a part that declares `vendor.search` (page format and
+protocol in `nandlab.onfi_spec.search`):
+
+- `store` writes a SiM page: 504 eight-byte data slots behind the
+  verification header, chunk-randomised, with each chunk's ECC in the spare.
+- `search(block, page, key, mask)` opens the page with its 256-byte
+  verification read and checks magic and CRC-64 (the optimistic path); when
+  they hold, the die's bitmap is the answer. When they fail, the page is read
+  in full, every chunk is corrected by its ECC (with read-retry over the read
+  reference offsets until every chunk decodes), and the match is computed on
+  the host: the answer is the corrected page's, or `UncorrectableData`.
+- `gather(block, page, chunks)` returns the chosen chunks, each checked and
+  corrected by its own ECC (the concatenated code); a chunk that fails falls
+  back to the full, retried read.
+- `point_query` is the paper's B+tree leaf lookup (keys in one page, values
+  in another): search the key page, gather the value chunk.
+
+What each call moved is counted from the op programs it ran (`Traffic`):
+bytes on the chip bus in each direction and bytes handed to the host.
+The optimistic path trusts the sampled 256 bytes for the rest of the page, as
+the paper does; `SearchAnswer.path` says which path produced each answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from nandlab.errors import RangeError, UncorrectableData
+from nandlab.onfi import Chip
+from nandlab.onfi_spec.search import (
+    CHUNK_BYTES,
+    CHUNK_ECC_BYTES,
+    CHUNK_SLOTS,
+    CHUNKS,
+    DATA_BYTES,
+    DATA_SLOTS,
+    GATHER_UNIT,
+    HEADER_SLOTS,
+    KEY_BYTES,
+    SAMPLE_BYTES,
+    SLOT_BYTES,
+    SLOTS,
+    bitmap_bits,
+    chunk_map,
+    correct_chunk,
+    derandomize,
+    encode_page,
+    sample_ok,
+)
+from nandlab.ops import Din, Dout, Program
+from nandlab.sequences import search as seq
+
+FULL_MASK = (1 << 64) - 1
+RETRY_OFFSETS_MV = (-50.0, -100.0, -150.0, -200.0, 50.0, 100.0)
+"""Read-retry offsets of the SLC reference, tried in order (retention lowers Vth first)."""
+
+
+@dataclass
+class Traffic:
+    """Bytes moved: chip bus data in / out (from the op programs) and bytes to the host."""
+
+    chip_in: int = 0
+    chip_out: int = 0
+    host: int = 0
+    sensings: int = 0
+
+    def add(self, program: Program) -> None:
+        for ins in program:
+            if isinstance(ins, Din):
+                self.chip_in += len(ins.data)
+            elif isinstance(ins, Dout):
+                self.chip_out += ins.n
+
+
+@dataclass(frozen=True)
+class SearchAnswer:
+    """Matching data slots (bool per slot 0..511; header slots always False), the path
+    that produced them ("chip" or "fallback"), read-retries and bits the ECC corrected."""
+
+    block: int
+    page: int
+    matches: np.ndarray
+    path: str
+    retries: int = 0
+    corrected_bits: int = 0
+
+    @property
+    def slots(self) -> list[int]:
+        return [int(s) for s in np.flatnonzero(self.matches)]
+
+
+@dataclass
+class Stats:
+    """Counts over a SimSearch's life: optimistic hits, fallbacks, retries."""
+
+    chip_answers: int = 0
+    fallbacks: int = 0
+    retries: int = 0
+    corrected_bits: int = 0
+    chunk_fallbacks: int = 0
+
+
+def as_word(value: int | bytes, what: str) -> bytes:
+    """A 64-bit key or mask as its 8 big-endian bytes; RangeError for any other width."""
+    if isinstance(value, bytes | bytearray):
+        if len(value) != KEY_BYTES:
+            raise RangeError(f"{what} is {len(value)} bytes; SiM keys and masks are 8 bytes")
+        return bytes(value)
+    if not 0 <= value <= FULL_MASK:
+        raise RangeError(f"{what} {value:#x} does not fit 64 bits (0..{FULL_MASK:#x})")
+    return int(value).to_bytes(KEY_BYTES, "big")
+
+
+def slot_values(data: bytes) -> np.ndarray:
+    """The 512 slots of a plain data area as big-endian uint64."""
+    return np.frombuffer(data[:DATA_BYTES], dtype=">u8").astype(np.uint64)
+
+
+class SimSearch:
+    """The sim-search scheme on one chip (refused with UnsupportedCapability without
+    `vendor.search`)."""
+
+    name = "sim-search"
+    title = "Search-in-Memory: in-chip search / gather, optimistic error correction"
+
+    def __init__(self, chip: Chip, *, retry_offsets_mV: Sequence[float] = RETRY_OFFSETS_MV):
+        if self.unsupported(chip) is not None:
+            chip.require("search", "sim-search")
+        self.chip = chip
+        spec = chip.profile.vendor.search
+        assert spec is not None
+        self._spec = spec
+        self.retry_offsets_mV = tuple(retry_offsets_mV)
+        self.traffic = Traffic()
+        self.stats = Stats()
+
+    @classmethod
+    def unsupported(cls, chip: Chip) -> str | None:
+        if chip.profile.vendor.search is None or not chip.transport.supports("search"):
+            name = chip.profile.name
+            return f"sim-search needs the Search-in-Memory commands (vendor.search) of {name}"
+        return None
+
+    # ------------------------------------------------------------- plumbing
+
+    def _run(self, program: Program, what: str) -> list[bytes]:
+        self.traffic.add(program)
+        results = self.chip.run(program, what)
+        return [bytes(r) for r in results.data]
+
+    def _check(self, block: int, page: int) -> None:
+        self.chip.check_address(block, page, False)
+
+    # ---------------------------------------------------------------- store
+
+    def store(
+        self,
+        block: int,
+        page: int,
+        slots: Sequence[int] | bytes,
+        *,
+        user_header: bytes = b"",
+        timestamp: int = 0,
+    ) -> None:
+        """Program one SiM page: up to 504 slot values (uint64) or 4032 bytes (the rest zero)."""
+        self._check(block, page)
+        if isinstance(slots, bytes | bytearray):
+            data = bytes(slots)
+        else:
+            if len(slots) > DATA_SLOTS:
+                raise RangeError(f"{len(slots)} slots do not fit a SiM page (at most {DATA_SLOTS})")
+            data = b"".join(as_word(int(v), f"slot value {i}") for i, v in enumerate(slots))
+        if len(data) > DATA_SLOTS * SLOT_BYTES:
+            raise RangeError(f"{len(data)} bytes do not fit a SiM page's {DATA_SLOTS * 8}")
+        data = data.ljust(DATA_SLOTS * SLOT_BYTES, b"\x00")
+        stored = encode_page(block, page, data, timestamp=timestamp, user_header=user_header)
+        self.chip.program_page(block, page, stored)
+
+    # ---------------------------------------------------------- full read
+
+    def read_verified(self, block: int, page: int) -> tuple[bytes, int, int]:
+        """The plain data area (4096 B, header chunk included) read in full and corrected
+        chunk by chunk, with read-retry; (data, retries, bits corrected). UncorrectableData
+        when some chunk fails at every offset."""
+        self._check(block, page)
+        geo = self.chip.geometry
+        offsets = (0.0, *self.retry_offsets_mV)
+        try:
+            for retry, mV in enumerate(offsets):
+                if retry:
+                    self.chip.set_read_offset_mV(0, mV)
+                self.traffic.chip_out += geo.total_bytes
+                self.traffic.sensings += 1
+                raw = self.chip.read_page(block, page).data
+                fixed = _correct_page(raw, geo.page_bytes)
+                if fixed is not None:
+                    stored, bits = fixed
+                    self.stats.retries += retry
+                    self.stats.corrected_bits += bits
+                    return derandomize(block, page, 0, stored), retry, bits
+        finally:
+            if len(offsets) > 1:
+                self.chip.reset_read_offsets()
+        raise UncorrectableData(
+            f"SiM page b{block}/p{page}: a chunk fails its ECC at every read offset "
+            f"({', '.join(f'{o:g}' for o in offsets)} mV)"
+        )
+
+    # ------------------------------------------------------------- search
+
+    def open(self, block: int, page: int, *, verify: bool = True) -> bool:
+        """page-open (the active page); with verify, whether the verification read holds."""
+        self._check(block, page)
+        row = self.chip.geometry.row_bytes(block, page)
+        n = SAMPLE_BYTES if verify else 0
+        out = self._run(
+            seq.page_open(self.chip.sdr, self._spec, row, n, self.chip.timeouts.read),
+            f"SiM page-open b{block}/p{page}",
+        )
+        self.traffic.sensings += 1
+        return not verify or sample_ok(block, page, out[0])
+
+    def search(
+        self, block: int, page: int, key: int | bytes, mask: int | bytes = FULL_MASK
+    ) -> SearchAnswer:
+        """Data slots of the page whose bits under `mask` equal `key`'s (64-bit, big endian)."""
+        k, m = as_word(key, "key"), as_word(mask, "mask")
+        if self.open(block, page):
+            out = self._run(
+                seq.search(self.chip.sdr, self._spec, k, m, self.chip.timeouts.read),
+                f"SiM search b{block}/p{page}",
+            )
+            bits = bitmap_bits(out[0])[:SLOTS].copy()
+            bits[:HEADER_SLOTS] = False
+            self.stats.chip_answers += 1
+            self.traffic.host += len(out[0])
+            return SearchAnswer(block, page, bits, "chip")
+        data, retries, fixed = self.read_verified(block, page)
+        self.stats.fallbacks += 1
+        self.traffic.host += DATA_BYTES
+        return SearchAnswer(block, page, host_match(data, k, m), "fallback", retries, fixed)
+
+    def gather(
+        self, block: int, page: int, chunks: Iterable[int], *, opened: bool = False
+    ) -> dict[int, bytes]:
+        """Plain bytes of the chosen chunks (chunk -> 64 B), each corrected by its ECC; opens
+        the page first unless `opened` (the page a search just opened)."""
+        chosen = sorted(set(int(c) for c in chunks))
+        for c in chosen:
+            if not 0 <= c < CHUNKS:
+                raise RangeError(f"chunk {c} out of range 0..{CHUNKS - 1}")
+        if not chosen:
+            return {}
+        if not opened:
+            self.open(block, page, verify=False)
+        out = self._run(
+            seq.gather(self.chip.sdr, self._spec, chunk_map(chosen)), f"SiM gather b{block}/p{page}"
+        )[0]
+        result: dict[int, bytes] = {}
+        for i, c in enumerate(chosen):
+            unit = out[i * GATHER_UNIT : (i + 1) * GATHER_UNIT]
+            fixed = correct_chunk(unit[:CHUNK_BYTES], unit[CHUNK_BYTES:])
+            if fixed is None:
+                self.stats.chunk_fallbacks += 1
+                data, _, _ = self.read_verified(block, page)
+                return {c: data[c * CHUNK_BYTES : (c + 1) * CHUNK_BYTES] for c in chosen}
+            self.stats.corrected_bits += fixed[1]
+            result[c] = derandomize(block, page, c, fixed[0])
+        self.traffic.host += CHUNK_BYTES * len(chosen)
+        return result
+
+    def slots_of(
+        self, block: int, page: int, slots: Iterable[int], *, opened: bool = False
+    ) -> dict[int, int]:
+        """Values of the chosen slots (gathered by chunk); slot out of range: RangeError."""
+        wanted = sorted(set(int(s) for s in slots))
+        for s in wanted:
+            if not HEADER_SLOTS <= s < SLOTS:
+                raise RangeError(f"slot {s} out of range {HEADER_SLOTS}..{SLOTS - 1} (data slots)")
+        chunks = self.gather(block, page, {s // CHUNK_SLOTS for s in wanted}, opened=opened)
+        return {
+            s: int.from_bytes(
+                chunks[s // CHUNK_SLOTS][(s % CHUNK_SLOTS) * 8 : (s % CHUNK_SLOTS) * 8 + 8], "big"
+            )
+            for s in wanted
+        }
+
+    def point_query(
+        self, key_page: tuple[int, int], value_page: tuple[int, int], key: int
+    ) -> int | None:
+        """B+tree leaf lookup: slot i of `value_page` holds the value of the key in slot i of
+        `key_page`; the value of `key`, or None when it is not there."""
+        hit = self.search(*key_page, key)
+        if not hit.slots:
+            return None
+        slot = hit.slots[0]
+        return self.slots_of(*value_page, [slot])[slot]
+
+
+def host_match(data: bytes, key: bytes, mask: bytes) -> np.ndarray:
+    """The host's reference match over a plain data area (header slots never match)."""
+    values = slot_values(data)
+    k, m = np.uint64(int.from_bytes(key, "big")), np.uint64(int.from_bytes(mask, "big"))
+    bits = (values & m) == (k & m)
+    bits[:HEADER_SLOTS] = False
+    return bits
+
+
+def _correct_page(raw: bytes, page_bytes: int) -> tuple[bytes, int] | None:
+    """Every chunk of a stored page corrected by its ECC: (stored data, bits); None if one fails."""
+    parts, total = [], 0
+    for c in range(CHUNKS):
+        ecc = raw[page_bytes + c * CHUNK_ECC_BYTES : page_bytes + (c + 1) * CHUNK_ECC_BYTES]
+        fixed = correct_chunk(raw[c * CHUNK_BYTES : (c + 1) * CHUNK_BYTES], ecc)
+        if fixed is None:
+            return None
+        parts.append(fixed[0])
+        total += fixed[1]
+    return b"".join(parts), total
+
+
+def range_bitmap(
+    sim: SimSearch, block: int, page: int, lower: int, upper: int, *, bits: int = 64
+) -> np.ndarray:
+    """The paper's approximate range query L <= k < U over unsigned `bits`-bit keys in the
+    top bits of each slot: an upper-bound search (k < 2^ceil(log2 U)) AND NOT a lower-bound
+    one (k < 2^floor(log2 L)). A superset of the exact range, never missing a slot."""
+    if not 0 <= lower < upper <= 1 << bits or not 1 <= bits <= 64:
+        raise RangeError(f"range {lower}..{upper} over {bits}-bit keys: need 0 <= L < U <= 2^bits")
+    shift = 64 - bits
+
+    def below_power(p: int) -> np.ndarray:
+        """Slots with k < 2^p: the top (bits - p) key bits are zero."""
+        if p >= bits:
+            return np.ones(SLOTS, dtype=bool)
+        mask = ((1 << (bits - p)) - 1) << (p + shift)
+        return sim.search(block, page, 0, mask).matches
+
+    upper_p = (upper - 1).bit_length()  # k < U implies k < 2^upper_p
+    result = below_power(upper_p).copy()
+    if lower > 0:
+        lower_p = lower.bit_length() - 1  # k < 2^lower_p implies k < L
+        result &= ~below_power(lower_p)
+    result[:HEADER_SLOTS] = False
+    return result
