@@ -1,0 +1,76 @@
+"""A run's progress as the dashboard shows it, from the run folder alone.
+
+Everything comes from files the run itself keeps (run.json, run.sqlite through the run
+format's own readers), so a run started from a terminal, from the dashboard, or by a
+dashboard that was restarted since, shows the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from nandlab.dataset.catalog import RunEntry, catalog
+from nandlab.dataset.columns import RUN_JSON
+from nandlab.dataset.store import RunStore
+from nandlab.errors import NandlabError
+
+
+def find_run(out: Path, run_id: str) -> RunEntry | None:
+    """The catalogue entry of `run_id` under `out` (None when there is no such run)."""
+    return next((e for e in catalog(out) if e.run_id == run_id), None)
+
+
+def run_progress(entry: RunEntry) -> dict[str, Any]:
+    """Units done / total, rows, rows per second, wall and chip time spent and left.
+
+    Times left are the mean of the units done times the units left: a campaign whose
+    units differ in length (a bake among reads) gets a rough estimate until it is
+    well under way. Rates use the units' own wall time (measuring, not waiting)."""
+    folder = Path(entry.folder)
+    meta = json.loads((folder / RUN_JSON).read_text())
+    total = int(meta.get("units") or 0)
+    doc: dict[str, Any] = {
+        "run_id": entry.run_id,
+        "status": entry.status,
+        "campaign": entry.campaign,
+        "chips": entry.chips,
+        "start_utc": entry.start_utc,
+        "stop_utc": meta.get("stop_utc"),
+        "units_total": total,
+        "units_done": 0,
+        "rows": entry.rows or 0,
+        "last_unit": None,
+        "wall_s": 0.0,
+        "chip_s": 0.0,
+        "rows_per_s": None,
+        "eta_s": None,
+        "chip_eta_s": None,
+        "error": meta.get("error"),
+    }
+    try:
+        store = RunStore(folder, readonly=True)
+    except NandlabError:
+        return doc  # no store yet (the run is starting) or none left: the counts stay 0
+    try:
+        done = store.done()
+        units, chip_ns, wall_s = store.totals()
+        rows = store.row_count()
+    finally:
+        store.close()
+    last = max(done.values(), key=lambda u: u.idx) if done else None
+    doc.update(
+        units_done=units,
+        rows=rows,
+        last_unit=None if last is None else {"idx": last.idx, "key": last.key},
+        wall_s=wall_s,
+        chip_s=chip_ns / 1e9,
+    )
+    if units and wall_s > 0:
+        doc["rows_per_s"] = rows / wall_s
+    left = max(total - units, 0)
+    if units and entry.status == "running":
+        doc["eta_s"] = wall_s / units * left
+        doc["chip_eta_s"] = chip_ns / 1e9 / units * left
+    return doc
