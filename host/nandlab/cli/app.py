@@ -16,6 +16,7 @@ from nandlab.cli import (
     compute_cmds,
     doctor_cmds,
     run_cmds,
+    serve_cmds,
 )
 from nandlab.cli.common import NandlabGroup
 
@@ -55,5 +56,6 @@ for command in (
     *catalog_cmds.COMMANDS,
     doctor_cmds.doctor,
     compute_cmds.compute,
+    *serve_cmds.COMMANDS,
 ):
     cli.add_command(command)
