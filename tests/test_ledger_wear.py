@@ -234,3 +234,49 @@ def test_data_found_on_the_chip_carries_the_bakes_since(
     assert {(r["retention_age_h"], r["retention_label"]) for r in rows} == {
         (0.0, "fresh")
     }
+
+
+def test_a_damaged_ledger_stops_commands_before_the_chip_changes(
+    run, data_dir: Path, tmp_path: Path
+) -> None:
+    assert run("erase", URL, "--block", "5", "--yes", "--fresh").exit_code == 0
+    uid, before = _die_wear(URL)
+    ledger = data_dir / "ledger.sqlite"
+    ledger.write_bytes(b"\0" * 4096)  # the header gone
+    out = str(tmp_path / "runs")
+    for args in (
+        ("erase", URL, "--block", "5", "--yes"),
+        (
+            "rber",
+            URL,
+            "--block",
+            "6",
+            "--pec",
+            "2",
+            "--wls",
+            "0",
+            "--yes",
+            "--out",
+            out,
+        ),
+        (
+            "rber",
+            URL,
+            "--block",
+            "6",
+            "--pec",
+            "2",
+            "--wls",
+            "0",
+            "--yes",
+            "--fresh",
+            "--out",
+            out,
+        ),
+    ):
+        result = run(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert f"chip ledger {ledger} is damaged" in result.stderr, args
+    assert _die_wear(URL) == (uid, before)
+    assert ledger.read_bytes() == b"\0" * 4096
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())

@@ -234,11 +234,16 @@ def _start(
     c = loaded.campaign
     preflight(loaded, campaign_dir)
     run_dir = _new_run_dir(out, c.name, run_id)
+    # checked before the bench opens: a damaged ledger leaves the chip as it was
+    ledger = Ledger()
     session = BenchSession(c.bench, list(c.chips), run_dir, opener)
-    bench = session.open(fresh=c.fresh)
+    try:
+        bench = session.open(fresh=c.fresh)
+    except BaseException:
+        ledger.close()
+        raise
     created = False
     try:
-        ledger = Ledger()
         ids = {ce: chip.identification.unique_id for ce, chip in session.chips.items()}
         run_name = run_dir.name
         if c.fresh and session.virtual:
@@ -306,6 +311,7 @@ def _start(
             ledger.run_started(uid, run_name, c.name, str(run_dir.resolve()))
     except BaseException:
         session.close()
+        ledger.close()
         if created and not (run_dir / RUN_JSON).exists():
             shutil.rmtree(run_dir, ignore_errors=True)
         raise
@@ -330,6 +336,7 @@ def resume_run(
         n, chip_ns, wall = store.totals()
         store.close()
         return RunResult(run, "complete", len(plan.units), 0, chip_ns, wall)
+    ledger = Ledger()  # checked before the die is restored or the bench opened
     session = BenchSession(meta["bench_url"], list(loaded.campaign.chips), run, opener)
     store = RunStore(run)
     tag = store.last_checkpoint() or meta.get("initial_checkpoint")
@@ -341,12 +348,12 @@ def resume_run(
     for ce, chip in session.chips.items():
         if chip.identification.unique_id != ids[ce]:
             session.close()
+            ledger.close()
             raise UsageError(
                 f"CE {ce} holds chip {chip.identification.unique_id}, but run "
                 f"{run} was measured on chip {ids[ce]}: put that chip back"
             )
     ctx = _context(session, meta, _campaign_dir(meta))
-    ledger = Ledger()
     for uid in ids.values():
         ledger.run_started(uid, meta["run_id"], meta["campaign"], str(run.resolve()))
     meta["status"] = "running"

@@ -6,7 +6,7 @@ read it, so a block's true wear is never forgotten between runs; every erase
 the chip layer runs reaches it, from campaign units and one-off commands alike.
 """
 
-from nandlab.ledger.book import book_wear, forget_fresh_die, one_off_id
+from nandlab.ledger.book import book_wear, check_ledger, forget_fresh_die, one_off_id
 from nandlab.ledger.db import Ledger, ledger_path
 
-__all__ = ["Ledger", "book_wear", "forget_fresh_die", "ledger_path", "one_off_id"]
+__all__ = ["Ledger", "book_wear", "check_ledger", "forget_fresh_die", "ledger_path", "one_off_id"]

@@ -25,6 +25,14 @@ def one_off_id(command: str) -> str:
     return f"{command}-{stamp}-{os.getpid()}"
 
 
+def check_ledger(root: Path | None = None) -> None:
+    """DamagedFileError now, before a command changes a chip, if the ledger is damaged
+    (it would only fail after the chip changed, when the wear is booked)."""
+    path = ledger_path(root)
+    if path.exists():
+        Ledger(path).close()
+
+
 def book_wear(chip: Chip, run_id: str, unit: str, *, root: Path | None = None) -> None:
     """Write the P/E cycles `chip` ran since its tally was last taken as events of
     (`run_id`, `unit`); nothing is opened when there are none (a read leaves no trace)."""
