@@ -17,20 +17,20 @@ from nandlab.transport import open_bench
 URL = "sim://slc-search?seed=8"
 
 
-def _folder(data_dir: Path) -> Path:
-    return data_dir / "sim" / "slc-search-seed8"
+def _folder(state_dir: Path) -> Path:
+    return state_dir / "sim" / "slc-search-seed8"
 
 
 @pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path))
     with open_bench(URL + "&fresh=1") as bench:
         bench.run(Program().ce(0).delay(1000))
     return tmp_path
 
 
-def test_manifest_names_every_file_with_its_sha256(data_dir: Path) -> None:
-    folder = _folder(data_dir)
+def test_manifest_names_every_file_with_its_sha256(state_dir: Path) -> None:
+    folder = _folder(state_dir)
     manifest = json.loads((folder / "manifest.json").read_text())
     for name, digest in image_module.image_files(manifest):
         assert image_module.sha256_file(folder / name) == digest
@@ -41,8 +41,8 @@ def test_manifest_names_every_file_with_its_sha256(data_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("kind", ["npz", "json"])
-def test_a_damaged_die_file_is_named_and_kept(data_dir: Path, kind: str) -> None:
-    (path,) = _folder(data_dir).glob(f"die0.*.{kind}")
+def test_a_damaged_die_file_is_named_and_kept(state_dir: Path, kind: str) -> None:
+    (path,) = _folder(state_dir).glob(f"die0.*.{kind}")
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0x01
     path.write_bytes(bytes(data))
@@ -54,7 +54,7 @@ def test_a_damaged_die_file_is_named_and_kept(data_dir: Path, kind: str) -> None
 
 
 def test_own_files_are_not_hashed_again_while_the_lock_is_held(
-    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+    state_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     hashed: list[str] = []
     real = image_module.sha256_file
@@ -64,7 +64,7 @@ def test_own_files_are_not_hashed_again_while_the_lock_is_held(
         return real(path)
 
     monkeypatch.setattr(image_module, "sha256_file", counting)
-    folder = _folder(data_dir)
+    folder = _folder(state_dir)
     with acquire(folder / "lock", "chip"):
         open_bench(URL).close()  # verified (saved by a hold that ended), then saved
         hashed.clear()
