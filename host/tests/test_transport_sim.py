@@ -29,7 +29,7 @@ BAD_OPCODE_WORD = (0x7F << 24).to_bytes(4, "little")
 
 
 @pytest.fixture(autouse=True)
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path))
     return tmp_path
 
@@ -209,7 +209,7 @@ def _program_and_read(bench: SimTransport, block: int, data: bytes | None) -> by
     return results.data[0]
 
 
-def test_die_state_persists_between_opens(data_dir: Path) -> None:
+def test_die_state_persists_between_opens(state_dir: Path) -> None:
     data = bytes(range(256)) * 4
     url = "sim://slc-search?seed=4"
     with open_bench(url) as bench:
@@ -219,7 +219,7 @@ def test_die_state_persists_between_opens(data_dir: Path) -> None:
         bench.bake(85.0, 10)
         clock = bench.now_ns
         age = bench.dies[0].array.retention_age_h
-    folder = data_dir / "sim" / "slc-search-seed4"
+    folder = state_dir / "sim" / "slc-search-seed4"
     assert (folder / "manifest.json").is_file()
     with open_bench(url) as bench:
         assert isinstance(bench, SimTransport)
@@ -271,7 +271,7 @@ def test_dout_compare_exact_on_a_deterministic_stream(
 
 
 def test_a_crash_while_saving_keeps_the_previous_image(
-    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+    state_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from nandlab.vchip.array import CellArray
 
