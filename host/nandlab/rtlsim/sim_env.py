@@ -26,7 +26,7 @@ BUILD_ROOT = REPO / "hw" / "tb" / "build"
 """Per-parameter-set build folders live here (git-ignored through `build/`)."""
 
 TB_PROFILE = Path(__file__).with_name("slc-tb-tiny.yaml")
-"""Small virtual SLC die (96 + 32 byte pages, microsecond busy times) for fast simulation."""
+"""Small virtual SLC die (64 + 32 byte pages, microsecond busy times) for fast simulation."""
 
 TIMESCALE = ("1ns", "1ps")
 """Icarus needs an explicit timescale for ns clocks; Verilator gets the same one."""
