@@ -25,7 +25,7 @@ the paper does; `SearchAnswer.path` says which path produced each answer.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +51,7 @@ from nandlab.onfi_spec.search import (
     derandomize,
     encode_page,
     sample_ok,
+    timestamp_of,
 )
 from nandlab.ops import Din, Dout, Program
 from nandlab.sequences import search as seq
@@ -128,7 +129,16 @@ class SimSearch:
     name = "sim-search"
     title = "Search-in-Memory: in-chip search / gather, optimistic error correction"
 
-    def __init__(self, chip: Chip, *, retry_offsets_mV: Sequence[float] = RETRY_OFFSETS_MV):
+    def __init__(
+        self,
+        chip: Chip,
+        *,
+        retry_offsets_mV: Sequence[float] = RETRY_OFFSETS_MV,
+        max_age_s: float | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        """`max_age_s` with `clock` (seconds, the clock `store` timestamps with): pages
+        written longer ago are read in full (the paper's safety margin for retention)."""
         if self.unsupported(chip) is not None:
             chip.require("search", "sim-search")
         self.chip = chip
@@ -136,6 +146,7 @@ class SimSearch:
         assert spec is not None
         self._spec = spec
         self.retry_offsets_mV = tuple(retry_offsets_mV)
+        self.max_age_s, self.clock = max_age_s, clock
         self.traffic = Traffic()
         self.stats = Stats()
 
@@ -165,7 +176,7 @@ class SimSearch:
         slots: Sequence[int] | bytes,
         *,
         user_header: bytes = b"",
-        timestamp: int = 0,
+        timestamp: int | None = None,
     ) -> None:
         """Program one SiM page: up to 504 slot values (uint64) or 4032 bytes (the rest zero)."""
         self._check(block, page)
@@ -178,6 +189,8 @@ class SimSearch:
         if len(data) > DATA_SLOTS * SLOT_BYTES:
             raise RangeError(f"{len(data)} bytes do not fit a SiM page's {DATA_SLOTS * 8}")
         data = data.ljust(DATA_SLOTS * SLOT_BYTES, b"\x00")
+        if timestamp is None:
+            timestamp = int(self.clock()) if self.clock is not None else 0
         stored = encode_page(block, page, data, timestamp=timestamp, user_header=user_header)
         self.chip.program_page(block, page, stored)
 
@@ -213,8 +226,9 @@ class SimSearch:
 
     # ------------------------------------------------------------- search
 
-    def open(self, block: int, page: int, *, verify: bool = True) -> bool:
-        """page-open (the active page); with verify, whether the verification read holds."""
+    def open(self, block: int, page: int, *, verify: bool = True) -> str | None:
+        """page-open (the active page); with verify, why the page must be read in full
+        ("crc": the verification read fails; "age": older than max_age_s), else None."""
         self._check(block, page)
         row = self.chip.geometry.row_bytes(block, page)
         n = SAMPLE_BYTES if verify else 0
@@ -223,14 +237,23 @@ class SimSearch:
             f"SiM page-open b{block}/p{page}",
         )
         self.traffic.sensings += 1
-        return not verify or sample_ok(block, page, out[0])
+        if not verify:
+            return None
+        if not sample_ok(block, page, out[0]):
+            return "crc"
+        if self.max_age_s is not None and self.clock is not None:
+            written = timestamp_of(derandomize(block, page, 0, out[0][:CHUNK_BYTES]))
+            if self.clock() - written > self.max_age_s:
+                return "age"
+        return None
 
     def search(
         self, block: int, page: int, key: int | bytes, mask: int | bytes = FULL_MASK
     ) -> SearchAnswer:
         """Data slots of the page whose bits under `mask` equal `key`'s (64-bit, big endian)."""
         k, m = as_word(key, "key"), as_word(mask, "mask")
-        if self.open(block, page):
+        reason = self.open(block, page)
+        if reason is None:
             out = self._run(
                 seq.search(self.chip.sdr, self._spec, k, m, self.chip.timeouts.read),
                 f"SiM search b{block}/p{page}",
@@ -243,7 +266,8 @@ class SimSearch:
         data, retries, fixed = self.read_verified(block, page)
         self.stats.fallbacks += 1
         self.traffic.host += DATA_BYTES
-        return SearchAnswer(block, page, host_match(data, k, m), "fallback", retries, fixed)
+        path = f"fallback:{reason}"
+        return SearchAnswer(block, page, host_match(data, k, m), path, retries, fixed)
 
     def gather(
         self, block: int, page: int, chunks: Iterable[int], *, opened: bool = False
