@@ -45,6 +45,19 @@ def test_libusb_missing(run: Callable[..., Result], monkeypatch: pytest.MonkeyPa
     assert libusb["ok"] is False and "apt install libusb-1.0-0" in str(libusb["fix"])
 
 
+def test_hw_extra_missing(run: Callable[..., Result], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the 'hw' extra (make demo installs only the base set) doctor says what to install."""
+    import sys
+
+    for name in [m for m in sys.modules if m == "pyftdi" or m.startswith("pyftdi.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "pyftdi", None)  # import pyftdi -> ModuleNotFoundError
+    result = run("doctor", "--json")
+    assert result.exit_code == 1
+    (packages,) = findings(result)["packages"]
+    assert packages["ok"] is False and "host[hw]" in str(packages["fix"])
+
+
 def test_no_device_found(run: Callable[..., Result]) -> None:
     with plugged():
         result = run("doctor")

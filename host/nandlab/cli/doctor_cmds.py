@@ -60,7 +60,13 @@ class Finding:
 
 def check_libusb() -> tuple[Finding, Any]:
     """Whether pyusb has a backend (via pyftdi's preference list)."""
-    from pyftdi.usbtools import UsbTools
+    try:
+        from pyftdi.usbtools import UsbTools
+    except ModuleNotFoundError as exc:  # the 'hw' extra is optional (make demo skips it)
+        return Finding(
+            "packages", False, f"the 'hw' extra is not installed ({exc.name} is missing)",
+            "pip install -c constraints.txt -e 'host[hw]' (make setup does)",
+        ), None
 
     try:
         backend = UsbTools.find_backend()
