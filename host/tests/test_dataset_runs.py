@@ -297,3 +297,32 @@ def test_damaged_store_is_named(run_dir: Path, damage: str) -> None:
         assert result.exit_code == 2, (command, result.output)
         assert "run.sqlite is damaged" in result.stderr and "Traceback" not in result.stderr
     assert len(load_run(run_dir)) > 0  # measurements.parquet still holds every row
+
+
+def test_read_only_for_real(run_dir: Path, tmp_path: Path) -> None:
+    """The CLI on a run folder the user cannot write (root runs it without CAP_DAC_OVERRIDE,
+    util-linux's setpriv, so modes bind as they do for anyone else)."""
+    for p in [run_dir, *run_dir.rglob("*")]:
+        p.chmod(0o555 if p.is_dir() else 0o444)
+    before = _tree(run_dir)
+    drop = ["setpriv", "--bounding-set", "-dac_override", "--"] if os.geteuid() == 0 else []
+
+    def nandlab(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [*drop, sys.executable, "-c", "from nandlab.cli.main import main; main()"]
+        return subprocess.run([*command, *args], capture_output=True, text=True)
+
+    try:
+        for command in ("export", "report"):
+            refused = nandlab(command, str(run_dir))
+            assert refused.returncode == 2, refused.stderr
+            assert f"run folder {run_dir} is read-only: give --out" in refused.stderr
+        assert nandlab("export", str(run_dir), "--out", str(tmp_path / "x.h5"),
+                       "--format", "hdf5").returncode == 0
+        assert nandlab("report", str(run_dir), "--out", str(tmp_path / "r")).returncode == 0
+        after = _tree(run_dir)
+    finally:
+        for p in [run_dir, *run_dir.rglob("*")]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+    assert after == before
+    assert read_export(tmp_path / "x.h5").num_rows == _stored_rows(run_dir)
+    assert (tmp_path / "r" / "report.md").exists()

@@ -106,6 +106,8 @@ def export(
     meta = read_meta(run)
     unfinished = require_finished(run, meta, partial)
     verify_dataset(run, meta)
+    if out is None and not os.access(run, os.W_OK):
+        raise UsageError(f"run folder {run} is read-only: give --out FILE for the export")
     path = Path(out) if out is not None else run / EXPORTS / f"{run_id_of(run)}{SUFFIX[fmt]}"
     _check_target(run, path)
     table = store_table(run)
