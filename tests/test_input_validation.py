@@ -65,6 +65,22 @@ CAMPAIGNS: list[tuple[str, str | bytes, list[str]]] = [
         ["s01.esp_program", "allow_test_mode: true"],
     ),
     (
+        "scheme-the-part-lacks",
+        HEAD.replace("seed=9", "seed=9\nallow_test_mode: true")
+        + "blocks: [5]\nsteps:\n  - cycle: {pec: 1}\n  - program: {wls: 0-1}\n"
+        "  - compute: {scheme: parabit, ops: [AND], allow_test_mode: true}\n",
+        ["s02.compute", "latch_ops", "mlc-64l"],
+    ),
+    (
+        "pair-layout-on-slc",
+        (
+            "name: bad\nbench: sim://slc-search?seed=9\nblocks: [5]\nsteps:\n"
+            "  - cycle: {pec: 1}\n  - program: {wls: 0-1}\n"
+            "  - compute: {scheme: mcflash, ops: [AND]}\n"
+        ),
+        ["s02.compute", "MCFlash needs MLC pages"],
+    ),
+    (
         "sweep-of-1e12",
         HEAD
         + "blocks: [5]\nsteps:\n  - wait: {hours: {sweep: {from: 1, to: 1000000000000}}}\n",

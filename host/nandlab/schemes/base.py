@@ -236,6 +236,12 @@ class Scheme(ABC):
         """None when the scheme can run on `chip`; else the missing capability, for a person."""
 
     @classmethod
+    def datasheet_lacks(cls, profile: Profile) -> str | None:
+        """What the part's profile (its datasheet) lacks for this scheme, or None: known before
+        any chip is opened; `unsupported` adds what only the bench can tell."""
+        return None
+
+    @classmethod
     def layout(cls, names: list[str], block: int, profile: Profile) -> dict[str, PageLoc]:
         """Where to store operands for this scheme: default, MLC pairs (LSB, MSB) per WL."""
         bits = profile.geometry.bits_per_cell

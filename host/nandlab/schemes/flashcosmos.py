@@ -35,6 +35,7 @@ from nandlab.errors import AddressError, UnsupportedCapability
 from nandlab.onfi.chip import Chip
 from nandlab.onfi.results import OpResult
 from nandlab.onfi.testmode import Node, TestMode, init_l1
+from nandlab.profiles import Profile
 
 Operand = tuple[int, int]
 """(block, WL) of an operand stored in SLC mode."""
@@ -98,12 +99,25 @@ class FlashCosmos:
     @classmethod
     def unsupported(cls, chip: Chip) -> str | None:
         profile = chip.transport.profile
+        if profile is None:
+            return "Flash-Cosmos needs a chip profile (its vendor operations)"
+        lacks = cls.datasheet_lacks(profile)
+        if lacks is not None:
+            return lacks
         for cap in cls.NEEDED:
-            if profile is None or getattr(profile.vendor, cap, None) is None:
-                name = profile.name if profile is not None else "(none)"
-                return f"Flash-Cosmos needs the vendor operation '{cap}' (profile {name} has none)"
             if not chip.transport.supports(cap):
                 return f"Flash-Cosmos needs '{cap}', which the bench does not support"
+        return None
+
+    @classmethod
+    def datasheet_lacks(cls, profile: Profile) -> str | None:
+        """The first vendor operation of NEEDED that `profile` does not declare, or None."""
+        for cap in cls.NEEDED:
+            if getattr(profile.vendor, cap, None) is None:
+                return (
+                    f"Flash-Cosmos needs the vendor operation '{cap}' "
+                    f"(profile {profile.name} has none)"
+                )
         return None
 
     # ------------------------------------------------------------- storing

@@ -56,6 +56,10 @@ class FlashCosmosScheme(Scheme):
         return FlashCosmos.unsupported(chip)
 
     @classmethod
+    def datasheet_lacks(cls, profile: Profile) -> str | None:
+        return FlashCosmos.datasheet_lacks(profile)
+
+    @classmethod
     def layout(cls, names: list[str], block: int, profile: Profile) -> dict[str, PageLoc]:
         """One operand per SLC WL, WLs of sub-block 0 first, so AND operands share a string."""
         geo = profile.geometry

@@ -138,6 +138,10 @@ class McFlash(Scheme):
         profile = chip.transport.profile
         if profile is None:
             return "MCFlash needs a chip profile (read-offset registers)"
+        return cls.datasheet_lacks(profile)
+
+    @classmethod
+    def datasheet_lacks(cls, profile: Profile) -> str | None:
         if profile.geometry.cell != "mlc":
             return f"MCFlash needs MLC pages; {profile.name} is {profile.geometry.cell.upper()}"
         if not profile.read_offsets.references:

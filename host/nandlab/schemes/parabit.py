@@ -36,6 +36,10 @@ from nandlab.schemes.pairs import OPS, TT, PairComposer, PairValue
 
 if TYPE_CHECKING:
     from nandlab.onfi import Chip
+    from nandlab.profiles import Profile
+
+_CAPABILITIES = ("test_mode", "latch_ops")
+"""The profile's vendor operations ParaBit runs on (latch sequences inside the test mode)."""
 
 # Paper's VREADk = sense(k): VREAD0 below E, VREAD1 E|S1, VREAD2 S1|S2, VREAD3 S2|S3.
 SEQUENCES: dict[str, tuple[Step, ...]] = {
@@ -176,11 +180,22 @@ class ParaBit(Scheme):
     @classmethod
     def unsupported(cls, chip: Chip) -> str | None:
         profile = chip.transport.profile
-        if profile is None or profile.geometry.cell != "mlc":
+        if profile is None:
             return "ParaBit needs an MLC chip profile"
-        vendor = profile.vendor
-        for cap in ("test_mode", "latch_ops"):
-            if getattr(vendor, cap, None) is None or not chip.transport.supports(cap):
+        lacks = cls.datasheet_lacks(profile)
+        if lacks is not None:
+            return lacks
+        for cap in _CAPABILITIES:
+            if not chip.transport.supports(cap):
+                return f"ParaBit needs the test-mode capability '{cap}', which the bench lacks"
+        return None
+
+    @classmethod
+    def datasheet_lacks(cls, profile: Profile) -> str | None:
+        if profile.geometry.cell != "mlc":
+            return "ParaBit needs an MLC chip profile"
+        for cap in _CAPABILITIES:
+            if getattr(profile.vendor, cap, None) is None:
                 return (
                     f"ParaBit needs the test-mode capability '{cap}', which profile "
                     f"{profile.name} does not declare"

@@ -65,8 +65,15 @@ class Compute(StepKind[ComputeStep]):
     name = "compute"
 
     def apply(self, unit: Unit, ctx: Context) -> None:
+        from nandlab.schemes.compute import load_schemes
+
         p = self.params(unit)
+        lacks = load_schemes()[p.scheme].datasheet_lacks(ctx.profile)
+        if lacks is not None:
+            raise self.refuse(unit, lacks)
         native = "the pair layout needs LSB and MSB pages (use layout: wordlines)"
+        if p.layout == "pair" and ctx.profile.geometry.bits_per_cell < 2:
+            raise self.refuse(unit, f"{native}; profile {ctx.profile.name} is SLC")
         self.holding_data(unit, ctx, p.wls, native if p.layout == "pair" else None)
         overlap = sorted(set(p.scratch) & {blk for (ce, blk) in ctx.blocks if ce == unit.ce})
         if overlap:

@@ -108,6 +108,10 @@ class Expression(StepKind[ExpressionStep]):
         from nandlab.schemes.base import PageLoc
         from nandlab.schemes.compute import load_schemes
 
+        for name in p.schemes:  # named schemes must run; "every scheme" skips those that cannot
+            lacks = load_schemes()[name].datasheet_lacks(ctx.profile)
+            if lacks is not None:
+                raise self.refuse(unit, lacks)
         geo = ctx.profile.geometry
         for b in p.scratch:
             if not 0 <= b < geo.blocks:

@@ -63,6 +63,9 @@ class Mcflash(StepKind[McflashStep]):
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)
+        lacks = McFlash.datasheet_lacks(ctx.profile)
+        if lacks is not None:
+            raise self.refuse(unit, lacks)
         held = self.holding_data(unit, ctx, p.wls, "MCFlash reads MLC WLs")
         if held.written.pattern == RANDOM_MSB and 0 not in held.state.wls:
             raise self.refuse(unit, f"{RANDOM_MSB} data without WL 0, its calibration WL")
