@@ -326,3 +326,42 @@ def test_read_only_for_real(run_dir: Path, tmp_path: Path) -> None:
     assert after == before
     assert read_export(tmp_path / "x.h5").num_rows == _stored_rows(run_dir)
     assert (tmp_path / "r" / "report.md").exists()
+
+
+@pytest.mark.parametrize("shm", ["kept", "lost"])
+def test_read_only_killed_run_keeps_the_rows_of_its_wal(
+    run_dir: Path, tmp_path: Path, shm: str
+) -> None:
+    """A run archived read-only after a kill: committed rows still in run.sqlite-wal are read
+    (beside it; without its -shm, which SQLite would have to create, from a private copy)."""
+    writer = RunStore(run_dir)
+    try:
+        writer.commit_unit(99, "extra", 1, [{"operation": "read", "latency_us": 5.0}],
+                           checkpoint=None, chip_time_ns=0, wall_s=0.0)
+        rows = len(writer.rows())
+        killed = tmp_path / "killed"
+        shutil.copytree(run_dir, killed)  # what a kill -9 leaves: -wal and -shm beside it
+    finally:
+        writer.close()
+    _set_meta(killed, status="running", dataset=None)
+    assert (killed / "run.sqlite-wal").stat().st_size > 0
+    if shm == "lost":
+        (killed / "run.sqlite-shm").unlink()
+    for p in [killed, *killed.rglob("*")]:
+        p.chmod(0o555 if p.is_dir() else 0o444)
+    drop = ["setpriv", "--bounding-set", "-dac_override", "--"] if os.geteuid() == 0 else []
+    before = _tree(killed)
+    try:
+        done = subprocess.run(
+            [*drop, sys.executable, "-c", "from nandlab.cli.main import main; main()",
+             "export", str(killed), "--partial", "--out", str(tmp_path / "k.parquet")],
+            capture_output=True, text=True,
+        )
+        after = _tree(killed)
+    finally:
+        for p in [killed, *killed.rglob("*")]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+    assert done.returncode == 0, done.stderr
+    assert "partial" in done.stdout
+    assert pq.read_table(tmp_path / "k.parquet").num_rows == rows
+    assert after == before
