@@ -25,6 +25,7 @@ from nandlab.campaign.steps import (
     measure,
     mws,
     program,
+    sim_search,
     temperature,
     wait,
 )
@@ -55,6 +56,8 @@ STEPS: dict[str, StepKind[Any]] = {
         mws.BLOCKS_STEP,
         mws.POWER_STEP,
         mws.OPS_STEP,
+        sim_search.STORE_STEP,
+        sim_search.STEP,
         wait.STEP,
         temperature.STEP,
     )

@@ -1,0 +1,213 @@
+"""`sim_store` and `sim_search`: Search-in-Memory pages and queries (characterization/sim/).
+
+`sim_store` writes SiM pages in pairs into a block a cycle step just erased: page 2i holds
+504 sorted keys, page 2i + 1 the value of each key in the same slot (a B+tree leaf split
+into a key page and a value page, the paper's Sec. V-A). Keys and values come from the
+unit's seed, so `sim_search` regenerates what was written instead of trusting a read.
+
+`sim_search` runs, on each key page: a raw full read against the data written (the page's
+true raw bit errors, row `sim-search:page`), `masks` searches with random field masks
+compared slot by slot with the host reference on the data written (`sim-search:mask`: the
+paper's Sec. III), and `queries` point queries, the last one for an absent key
+(`sim-search:point`): search the key page, gather the value chunk, each answer compared
+with the truth; the bytes it moved (counted from the op programs) and the bytes a full read
+of both pages moves (the baseline) go into the row's detail. An `UncorrectableData` answer
+is recorded as such (no answer is not a wrong answer).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+from pydantic import Field
+
+from nandlab.campaign.fields import Strict
+from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, base_row
+from nandlab.campaign.unit import Unit
+from nandlab.characterize.readback import DataSpec
+from nandlab.errors import UncorrectableData
+from nandlab.onfi_spec.search import DATA_SLOTS, HEADER_SLOTS, SLOTS, encode_page
+from nandlab.schemes.sim_search import SearchAnswer, SimSearch, Traffic
+
+PATTERN = "sim-search"
+
+
+class SimStoreStep(Strict):
+    """Program `pairs` key / value page pairs (pages 0 .. 2 * pairs - 1)."""
+
+    pairs: int = Field(default=4, ge=1, le=32)
+
+
+class SimSearchStep(Strict):
+    """Per key page: `masks` masked searches and `queries` point queries (the last absent).
+    `max_age_h`: the paper's safety margin, pages older than this (retention age) are read
+    in full; None: the verification read alone decides."""
+
+    masks: int = Field(default=4, ge=0, le=64)
+    queries: int = Field(default=4, ge=1, le=64)
+    max_age_h: float | None = Field(default=None, gt=0)
+
+
+def page_values(seed: int, block: int, pair: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique keys (fields: 16-bit group, 48-bit id) and values of one page pair."""
+    rng = np.random.default_rng([seed, block, pair])
+    group = rng.integers(0, 16, DATA_SLOTS).astype(np.uint64) << np.uint64(48)
+    ids = rng.choice(1 << 40, DATA_SLOTS, replace=False).astype(np.uint64) << np.uint64(1)
+    keys = np.sort(group | ids)
+    values = rng.integers(0, 1 << 63, DATA_SLOTS, dtype=np.uint64)
+    return keys, values
+
+
+def _stored(block: int, page: int, values: np.ndarray) -> bytes:
+    return encode_page(block, page, values.astype(">u8").tobytes())
+
+
+class SimStore(StepKind[SimStoreStep]):
+    name = "sim_store"
+
+    def apply(self, unit: Unit, ctx: Context) -> None:
+        p = self.params(unit)
+        if ctx.profile.vendor.search is None:
+            raise self.refuse(unit, f"profile {ctx.profile.name} has no vendor.search")
+        b = ctx.block(unit)
+        if not b.erased:
+            raise self.refuse(unit, f"block {unit.block} must be erased by a cycle step first")
+        if 2 * p.pairs > ctx.profile.geometry.wls_per_block:
+            raise self.refuse(unit, f"{p.pairs} page pairs do not fit a block")
+        b.written = DataSpec(PATTERN, unit.seed)
+        b.wls = tuple(range(2 * p.pairs))
+        b.erased = False
+        b.retention_age_h, b.retention_label, b.bake_h, b.bake_temp_C = 0.0, None, 0.0, None
+        b.disturb_reads = 0
+
+    def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
+        after = self.after(unit, ctx)
+        b = after.block(unit)
+        assert unit.block is not None
+        for pair in range(len(b.wls) // 2):
+            keys, values = page_values(unit.seed, unit.block, pair)
+            for page, data in ((2 * pair, keys), (2 * pair + 1, values)):
+                at.chip.program_page(unit.block, page, _stored(unit.block, page, data))
+        row = base_row(unit, after, at.chip_id)
+        return Outcome([{**row, "block": unit.block, "operation": "sim_store", "scheme": PATTERN}])
+
+
+class SimSearchKind(StepKind[SimSearchStep]):
+    name = "sim_search"
+
+    def apply(self, unit: Unit, ctx: Context) -> None:
+        b = ctx.block(unit)
+        if b.written is None or b.written.pattern != PATTERN:
+            raise self.refuse(unit, f"block {unit.block} holds no SiM pages: add sim_store")
+
+    def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
+        p = self.params(unit)
+        b = ctx.block(unit)
+        assert unit.block is not None and b.written is not None
+        block, seed = unit.block, b.written.seed
+        age_s = b.retention_age_h * 3600.0  # pages are stored with timestamp 0
+        max_age_s = None if p.max_age_h is None else p.max_age_h * 3600.0
+        sim = SimSearch(at.chip, max_age_s=max_age_s, clock=lambda: age_s)
+        base = {**base_row(unit, ctx, at.chip_id), "block": block, "scheme": PATTERN}
+        policy = {"max_age_h": p.max_age_h}
+        rng = np.random.default_rng([unit.seed, 0x51])
+        rows: list[dict[str, Any]] = []
+        for pair in range(len(b.wls) // 2):
+            keys, values = page_values(seed, block, pair)
+            kp, vp = 2 * pair, 2 * pair + 1
+            rows.append({**base, "page": kp, **_raw_errors(at, block, kp, keys)})
+            truth = np.zeros(SLOTS, dtype=np.uint64)
+            truth[HEADER_SLOTS:] = keys
+            for _ in range(p.masks):
+                key = int(keys[rng.integers(0, DATA_SLOTS)])
+                mask = (0xFFFF << 48) if rng.integers(0, 2) else int(rng.integers(1, 1 << 63))
+                want = (truth & np.uint64(mask)) == np.uint64(key & mask)
+                want[:HEADER_SLOTS] = False
+                rows.append({**base, "page": kp, **_mask_row(sim, block, kp, key, mask, want)})
+            picks = [int(i) for i in rng.integers(0, DATA_SLOTS, p.queries - 1)]
+            for i in [*picks, None]:
+                key = int(keys[0]) | 1 if i is None else int(keys[i])  # keys are even: |1 is absent
+                want_value = None if i is None else int(values[i])
+                rows.append(
+                    {**base, "page": kp, **_point_row(at, sim, block, (kp, vp), key, want_value)}
+                )
+        for r in rows:  # every row says which policy decided the optimistic path
+            r["detail"] = json.dumps({**json.loads(r.get("detail", "{}")), **policy})
+        return Outcome(rows)
+
+
+def _raw_errors(at: At, block: int, page: int, keys: np.ndarray) -> dict[str, Any]:
+    written = np.frombuffer(_stored(block, page, keys), dtype=np.uint8)
+    read = np.frombuffer(at.chip.read_page(block, page).data, dtype=np.uint8)
+    return {
+        "operation": "sim-search:page",
+        "reference": "written",
+        "bits": int(written.size * 8),
+        "errors_0to1": int(np.unpackbits(~written & read).sum()),
+        "errors_1to0": int(np.unpackbits(written & ~read).sum()),
+    }
+
+
+def _moved(before: Traffic, after: Traffic) -> dict[str, int]:
+    return {
+        "chip_out": after.chip_out - before.chip_out,
+        "chip_in": after.chip_in - before.chip_in,
+        "host": after.host - before.host,
+    }
+
+
+def _mask_row(
+    sim: SimSearch, block: int, page: int, key: int, mask: int, want: np.ndarray
+) -> dict[str, Any]:
+    try:
+        hit: SearchAnswer | None = sim.search(block, page, key, mask)
+    except UncorrectableData:
+        hit = None
+    detail: dict[str, Any] = {"key": f"{key:016x}", "mask": f"{mask:016x}"}
+    row: dict[str, Any] = {"operation": "sim-search:mask", "reference": "host"}
+    if hit is None:
+        return {**row, "detail": json.dumps({**detail, "path": "uncorrectable"})}
+    got = hit.matches
+    detail.update(path=hit.path, retries=hit.retries, matches=int(want.sum()))
+    return {
+        **row,
+        "bits": DATA_SLOTS,
+        "errors_0to1": int((got & ~want).sum()),
+        "errors_1to0": int((~got & want).sum()),
+        "detail": json.dumps(detail),
+    }
+
+
+def _point_row(
+    at: At, sim: SimSearch, block: int, pages: tuple[int, int], key: int, want: int | None
+) -> dict[str, Any]:
+    before = Traffic(sim.traffic.chip_in, sim.traffic.chip_out, sim.traffic.host)
+    detail: dict[str, Any] = {"key": f"{key:016x}"}
+    got: int | None = None
+    try:
+        hit = sim.search(block, pages[0], key)
+        detail.update(path=hit.path, retries=hit.retries)
+        if hit.slots:
+            slot = hit.slots[0]
+            got = sim.slots_of(block, pages[1], [slot])[slot]
+    except UncorrectableData:
+        detail["path"] = "uncorrectable"
+    detail.update(_moved(before, sim.traffic))
+    geo = at.chip.geometry
+    detail["baseline_chip_out"] = sum(
+        len(at.chip.read_page(block, pg, length=geo.page_bytes).data) for pg in pages
+    )
+    return {
+        "operation": "sim-search:point",
+        "reference": "host",
+        "bits": 1,
+        "errors_0to1": int(got is not None and got != want),
+        "errors_1to0": int(got is None and want is not None and detail["path"] != "uncorrectable"),
+        "detail": json.dumps(detail),
+    }
+
+
+STORE_STEP = SimStore()
+STEP = SimSearchKind()
