@@ -194,6 +194,7 @@ def _point_row(
             got = sim.slots_of(block, pages[1], [slot])[slot]
     except UncorrectableData:
         detail["path"] = "uncorrectable"
+    detail["found"] = got is not None
     detail.update(_moved(before, sim.traffic))
     geo = at.chip.geometry
     detail["baseline_chip_out"] = sum(
