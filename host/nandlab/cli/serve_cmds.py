@@ -10,6 +10,8 @@ import click
 from nandlab.errors import UsageError
 
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+WILDCARDS = ("0.0.0.0", "::")
+BACKLOG = 64
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -21,6 +23,7 @@ def _listen(host: str, port: int) -> socket.socket:
         sock = socket.socket(family, kind, proto)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
+        sock.listen(BACKLOG)  # before the address is printed: a client may connect at once
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     return sock
@@ -66,7 +69,8 @@ def serve(host: str, port: int, out: Path, token_file: Path | None) -> None:
     sock = _listen(host, port)
     bound = sock.getsockname()[1]
     app = create_app(out, token=token, loopback_hosts=LOOPBACK_HOSTS if loopback else None)
-    shown = f"[{host}]" if ":" in host else host
+    # an address to open from another machine: this host's name for "every interface"
+    shown = socket.getfqdn() if host in WILDCARDS else f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{bound}/" + (f"?token={token}" if token else "")
     click.echo(f"nandlab dashboard on {address} (runs in {out}); Ctrl-C stops it")
     server = uvicorn.Server(

@@ -162,7 +162,7 @@ def create_app(out: Path, *, token: str | None, loopback_hosts: list[str] | None
         if entry is None:
             raise HTTPException(404, f"no run {run_id} in {out}")
         meta = json.loads((Path(entry.folder) / RUN_JSON).read_text())
-        jobs.stop(entry, meta)
+        await run_in_threadpool(jobs.stop, entry, meta)
         return {"run_id": run_id, "stopping": True}
 
     @app.post("/api/runs/{run_id}/resume")
@@ -171,7 +171,7 @@ def create_app(out: Path, *, token: str | None, loopback_hosts: list[str] | None
         entry = await run_in_threadpool(entry_of, run_id)
         if entry is None:
             raise HTTPException(404, f"no run {run_id} in {out}")
-        jobs.resume(entry)
+        await run_in_threadpool(jobs.resume, entry)
         return {"run_id": run_id, "resuming": True}
 
     def ledger_doc(chip: str) -> dict[str, Any] | None:

@@ -9,6 +9,7 @@ dashboard leaves them measuring. Their output goes to `<out>/.dashboard/<run id>
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -27,6 +28,7 @@ ENTRY = "from nandlab.cli.main import main; main()"
 LOG_DIR = ".dashboard"
 # step kinds that only read the chip or wait; any other step programs, erases or ages blocks
 READ_ONLY_STEPS = frozenset({"measure", "wait", "temperature"})
+CLOSE_WAIT_S = 30.0
 
 
 @dataclass
@@ -114,6 +116,13 @@ class Jobs:
         """`nandlab resume` of a run that is not complete and not running."""
         if entry.status in ("complete", "running"):
             raise RefusedOperation(f"run {entry.run_id} is {entry.status}: nothing to resume")
+        previous = self._jobs.get(entry.run_id)
+        if previous is not None:
+            # a stopped process marks its run interrupted before it has closed the bench
+            # and released the run's lock: let it finish closing
+            # (one still open after that: the new process says the run is in use, in its log)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                previous.process.wait(timeout=CLOSE_WAIT_S)
         self._spawn(entry.run_id, "resume", ["resume", entry.folder, "--no-progress"])
 
     def stop(self, entry: RunEntry, meta: dict[str, Any]) -> None:

@@ -1,0 +1,208 @@
+"""The dashboard in a real browser: Debian's chromium, driven by Playwright (pointed at the
+system browser; nothing is downloaded).
+
+A `nandlab serve` process over an empty data folder; from its page a campaign on a virtual
+chip is refused without the confirmation box and started with it; the progress moves on the
+page without a reload, the run is stopped and resumed from the page and completes with
+every unit; plots and the ledger's heat map are drawn; a second server on a non-loopback
+address refuses requests without its token and serves the browser that brings it.
+
+Screenshots of each page go to $NANDLAB_SCREENSHOTS (`make screenshots` points it at
+docs/img), else to the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+ENTRY = "from nandlab.cli.main import main; main()"
+# 22 small units (about half a second each here): enough to watch the count move and to
+# stop the run part-way
+CAMPAIGN = """\
+name: dash-live
+description: small units on a virtual MLC, enough of them to watch the progress move
+bench: sim://mlc-64l?seed=21
+fresh: true
+seed: 9
+blocks: [200, 201]
+steps:
+  - cycle: {pec: {sweep: [1, 500]}}
+  - program: {wls: 0-1, pattern: random, scramble: true}
+  - measure: {what: [rber], repeats: {sweep: [1, 2, 3, 4, 5, 6, 7, 8]}}
+  - measure: {what: [vth], vth_wl: 0, code_step: 8}
+"""
+UNITS = 22
+TIMEOUT_MS = 40_000
+expect.set_options(timeout=TIMEOUT_MS)
+
+
+class Server:
+    """A `nandlab serve` process; `url` is the address it printed."""
+
+    def __init__(self, out: Path, env: dict[str, str], *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", ENTRY, "serve", "--port", "0", "--out", str(out), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        found = re.search(r"(http://\S+)", line)
+        assert found, f"nandlab serve printed no address: {line!r}"
+        self.url = found.group(1)
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    chromium = shutil.which("chromium")
+    assert chromium, "Debian's chromium is missing: make setup installs it"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("NANDLAB_SCREENSHOTS") or tmp_path / "shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _units_done(page: Page) -> int:
+    return int(page.inner_text("#units-done"))
+
+
+def _get(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_dashboard_in_browser(
+    browser: Browser, tmp_path: Path, data_dir: Path, shots: Path
+) -> None:
+    out = tmp_path / "runs"
+    campaign = tmp_path / "dash-live.yaml"
+    campaign.write_text(CAMPAIGN)
+    env = {**os.environ, "NANDLAB_DATA_DIR": str(data_dir)}
+    server = Server(out, env)
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(server.url)
+        expect(page.locator("h1")).to_contain_text("Runs in")
+
+        # a campaign that programs and erases is refused until the box is ticked
+        page.fill("#campaign-file", str(campaign))
+        page.click("#start")
+        expect(page.locator("#start-error")).to_contain_text("confirmation box")
+        assert not out.exists() or not any(out.glob("*/run.json"))
+        page.check("#confirm")
+        page.click("#start")
+        page.wait_for_url(re.compile(r"/runs/dash-live-"))
+        run_id = page.url.rsplit("/", 1)[1]
+        # a marker the page would lose on a reload: every update below comes by events
+        page.evaluate("window.notReloaded = true")
+
+        # the count moves while the run goes, then it is stopped part-way
+        page.wait_for_function("Number(document.querySelector('#units-done').textContent) >= 2")
+        expect(page.locator("#units-total")).to_have_text(str(UNITS))
+        expect(page.locator("#status")).to_have_text("running")
+        page.click("#stop")
+        expect(page.locator("#status")).to_have_text("interrupted")
+        stopped_at = _units_done(page)
+        assert 2 <= stopped_at < UNITS
+        meta = json.loads((out / run_id / "run.json").read_text())
+        assert meta["status"] == "interrupted"
+
+        # resumed from the page, it completes with every unit once
+        page.click("#resume")
+        expect(page.locator("#status")).to_have_text("complete")
+        expect(page.locator("#units-done")).to_have_text(str(UNITS))
+        assert page.evaluate("window.notReloaded") is True
+        table = pq.read_table(out / run_id / "measurements.parquet")
+        units = set(table.column("unit_idx").to_pylist())
+        assert units == set(range(UNITS))
+        rows_shown = int(page.inner_text("#rows"))
+        assert rows_shown == table.num_rows
+
+        # plots: drawn by plotly.js from the server's figure JSON
+        page.click("button[data-figure='rber-pec']")
+        expect(page.locator("#plot .main-svg").first).to_be_visible()
+        legend = page.locator("#plot .legendtext").all_text_contents()
+        assert "fresh LSB" in legend and "fresh MSB" in legend
+        page.click("button[data-figure='vth']")
+        expect(page.locator("#plot .legendtext").first).to_contain_text("P/E 1, fresh")
+        page.screenshot(path=str(shots / "run.png"), full_page=True)
+
+        # the catalogue lists the run and filters it away by status
+        page.goto(server.url)
+        expect(page.locator("#runs tbody tr")).to_have_count(1)
+        expect(page.locator("#runs tbody")).to_contain_text("complete")
+        page.screenshot(path=str(shots / "catalogue.png"), full_page=True)
+        page.goto(server.url + "?status=interrupted")
+        expect(page.locator("#runs tbody tr")).to_have_count(0)
+
+        # the chip ledger: the two cycled blocks carry the wear the rows were measured at
+        page.goto(server.url)
+        page.locator("#runs tbody a[href^='/ledger/']").first.click()
+        expect(page.locator("h1")).to_contain_text("Chip ledger")
+        expect(page.locator("#heatmap .main-svg").first).to_be_visible()
+        heat = page.evaluate("document.getElementById('heatmap').data[0].z")
+        wear = {b: max(p for blk, p in zip(table.column("block").to_pylist(),
+                                            table.column("pec").to_pylist(), strict=True)
+                       if blk == b and p is not None) for b in (200, 201)}
+        assert sorted(wear.values()) == [1, 500]  # the campaign's sweep, one value per block
+        assert {b: heat[b // 64][b % 64] for b in wear} == wear
+        assert sum(v is not None for row in heat for v in row) == 2  # no other block worn
+        expect(page.locator("#ledger-runs")).to_contain_text(run_id)
+        page.screenshot(path=str(shots / "ledger.png"), full_page=True)
+    finally:
+        server.close()
+
+    # on a non-loopback address the token is required
+    guarded = Server(out, env, "--host", "0.0.0.0")
+    try:
+        # the printed address names this host; the token applies to loopback clients too
+        printed = re.fullmatch(r"http://[^/]+:(\d+)/\?token=(\S+)", guarded.url)
+        assert printed, guarded.url
+        bare = f"http://127.0.0.1:{printed.group(1)}/"
+        token_url = f"{bare}?token={printed.group(2)}"
+        assert _get(bare) == 401
+        assert _get(bare + f"api/runs/{run_id}/progress") == 401
+        assert _get(bare + "?token=wrong-token-of-some-length") == 401
+        page = browser.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        refused = page.goto(bare)
+        assert refused is not None and refused.status == 401
+        page.goto(token_url)
+        expect(page.locator("#runs tbody tr")).to_have_count(1)
+        # later requests (pages, events, figures) carry the token as a cookie
+        page.click(f"a[href='/runs/{run_id}']")
+        expect(page.locator("#status")).to_have_text("complete")
+        page.click("button[data-figure='latency']")
+        expect(page.locator("#plot .legendtext").first).to_contain_text("read")
+    finally:
+        guarded.close()
