@@ -23,7 +23,10 @@ from nandlab.onfi_spec.parampage import PARAMETER_PAGE_BYTES
 from nandlab.ops.program import Program
 from nandlab.ops.results import decode_results
 from nandlab.schemes.expr import MAX_CHARS, ExprError, parse
+from nandlab.transport.ftdi.options import parse_ftdi_url
+from nandlab.transport.rtl import parse_rtl_url
 from nandlab.transport.url import parse_sim_url, scheme_of
+from nandlab.transport.xdma import parse_xdma_url
 from nandlab.yamlfile import decode_text
 
 # `file:` patterns of fuzzed campaigns are looked up here: an empty folder
@@ -56,12 +59,15 @@ def expression(data: bytes) -> None:
 
 
 def url(data: bytes) -> None:
-    """A bench URL: its options and the profile it names, or a UsageError."""
+    """A bench URL: its transport's options and the profile it names, or a UsageError."""
     text = data.decode("utf-8", errors="replace")
     try:
-        if scheme_of(text) == "sim":
+        scheme = scheme_of(text)
+        if scheme == "sim":
             opts = parse_sim_url(text)
             assert 0 <= opts.seed < 2**63 and 1 <= opts.dies
+        else:
+            {"rtl": parse_rtl_url, "ftdi": parse_ftdi_url, "xdma": parse_xdma_url}[scheme](text)
         bench_profile(text)
     except UsageError:
         return

@@ -46,7 +46,10 @@ def bench_profile(url: str) -> Profile | None:
         return load_profile(parse_sim_url(url).profile)
     parts = split_url(url, f"{scheme}://...")
     query = dict(parse_qsl(parts.query))
-    name = query.get("profile") or (parts.netloc if scheme == "rtl" else "")
+    named = [query.get("profile", "")]
+    if scheme == "rtl":  # rtl://NAME, rtl:///path/part.yaml, rtl://?profile=PATH
+        named += [parts.netloc, parts.path if parts.path not in ("", "/") else ""]
+    name = next((n for n in named if n), None)
     return load_profile(name) if name else None
 
 
