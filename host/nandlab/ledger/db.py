@@ -25,7 +25,7 @@ from typing import Any
 
 from nandlab.dataset.columns import utc_now
 from nandlab.dataset.sqlite import transaction
-from nandlab.errors import DamagedFileError
+from nandlab.errors import DamagedFileError, ReadOnlyDataError
 from nandlab.onfi.bbt import BadBlockTable
 from nandlab.onfi.wear import BlockCycles
 from nandlab.paths import data_root
@@ -71,6 +71,11 @@ def _damaged(path: Path, what: str) -> DamagedFileError:
 def _open_checked(path: Path) -> sqlite3.Connection:
     """Open the ledger in WAL mode after checking it; create it when there is none."""
     existed = path.exists()
+    if not existed and not os.access(path.parent, os.W_OK):
+        raise ReadOnlyDataError(
+            f"the chip ledger cannot be created: {path.parent} is read-only (make it "
+            "writable, or set NANDLAB_DATA_DIR to a folder you can write)"
+        )
     if existed and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
         return _open_read_only(path)
     if existed and path.stat().st_size == 0 and not path.with_name(path.name + "-wal").exists():
