@@ -4,9 +4,9 @@
 data cycles like a die on the bus and hands each complete operation to the part
 that does it: `array_ops.ArrayOps` (read / program / erase and their cache,
 multi-plane, copyback and soft-bit forms), `testmode.TestModeEngine` (test-mode
-commands), `clock.DieClock` (virtual clock, R/B#, status, power log),
-`features.FeatureRegisters`, `address.AddressMap` (with the sticky SLC / MLC
-mode) and `identity` (READ ID, parameter page, unique ID).
+commands), `search.SearchEngine` (Search-in-Memory), `clock.DieClock` (virtual clock,
+R/B#, status, power log), `features.FeatureRegisters`, `address.AddressMap` (with the
+sticky SLC / MLC mode) and `identity` (READ ID, parameter page, unique ID).
 
 Bus behaviour a real die leaves undefined is pinned down here:
 
