@@ -23,6 +23,7 @@ from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from nandlab.dataset.plots import plot_rates
 
 Row = Mapping[str, Any]
 TIME_TOL = 0.05
@@ -294,21 +295,16 @@ def plot_fig8(
     for ax, mode in zip(axes, ("slc", "mlc"), strict=True):
         for pat in ("randomized", "checkered"):
             for i, age in enumerate(ages):
-                xs, ys = [], []
-                for pec in pecs:
-                    e, n = cond.get((mode, pat, pec, age), (0, 0))
-                    if n:
-                        xs.append(pec)
-                        ys.append(max(e, 0.5) / n)  # 0 errors drawn at half an error
-                ax.plot(
-                    xs, ys, styles[pat], marker="o", color=f"C{i}",
+                counts = [tuple(cond.get((mode, pat, pec, age), (0, 0))) for pec in pecs]
+                plot_rates(
+                    ax, pecs, counts, linestyle=styles[pat], color=f"C{i}",
                     label=f"{pat}, {age_label(age)}",
                 )
         ax.set_yscale("log")
         ax.set_xlabel("P/E cycles")
         ax.set_title(f"{mode.upper()} mode")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_ylabel("RBER (errors / bit; 0 drawn at 0.5 / bits)")
+    axes[0].set_ylabel("RBER (v: 0 errors, 95 % bound)")
     for paper in (8.6e-4, 1.6e-2):
         axes[1].axhline(paper, color="k", lw=0.6, ls=":")
     axes[1].legend(fontsize=7)
@@ -383,12 +379,10 @@ def plot_esp(points: list[EspPoint], path: Path) -> Path:
         ("median block", lambda p: p.median),
         ("best block", lambda p: p.blocks[0]),
     ):
-        ax.plot(
-            xs, [max(e, 0.5) / n for e, n in map(pick, points)], marker="o", label=label
-        )
+        plot_rates(ax, xs, [pick(p) for p in points], label=label)
     ax.set_yscale("log")
     ax.set_xlabel("tESP / tPROG")
-    ax.set_ylabel("RBER (errors / bit; 0 drawn at 0.5 / bits)")
+    ax.set_ylabel("RBER (v: 0 errors, 95 % bound)")
     ax.set_title("Fig. 11: ESP latency vs RBER (10K P/E, 1 year at 30 C)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()

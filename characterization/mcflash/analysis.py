@@ -21,6 +21,7 @@ from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from nandlab.dataset.plots import plot_rates
 
 Row = Mapping[str, Any]
 OPS = ("AND", "OR", "XNOR", "NOT")
@@ -352,15 +353,13 @@ def plot_fig7(
     fig = _figure(6, 4)
     ax = fig.add_subplot()
     for pec, pts in sorted(f7.items()):
-        x = [o for o, _, _ in pts]
-        y = [max(e / n, 0.5 / n) for _, e, n in pts]
-        (line,) = ax.semilogy(
-            x, y, "o-", ms=3, label="fresh" if pec == FRESH else f"{pec} P/E"
+        plot_rates(
+            ax, [o for o, _, _ in pts], [(e, n) for _, e, n in pts],
+            label="fresh" if pec == FRESH else f"{pec} P/E",
         )
-        zx = [o for o, e, _ in pts if e == 0]
-        ax.semilogy(zx, [0.5 / pts[0][2]] * len(zx), "v", ms=5, color=line.get_color())
+    ax.set_yscale("log")
     ax.set_xlabel("V_OFF on VREF0 (mV)")
-    ax.set_ylabel("OR RBER (fraction; triangles: 0 errors, drawn at 0.5/bits)")
+    ax.set_ylabel("OR RBER (v: 0 errors, 95 % bound)")
     ax.set_title(f"MCFlash Fig. 7: OR vs read offset ({prof})")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
@@ -382,17 +381,9 @@ def plot_fig6(f6: Mapping[tuple[int, str, str], Counts], path: Path, prof: str) 
             ]
             if not pts:
                 continue
-            x = [p[0] for p in pts]
-            y = [max(e / n, 0.5 / n) for _, (e, n) in pts]
-            (line,) = ax.loglog(x, y, "o-", ms=3, label=f"{pec} P/E")
-            zero = [p for p in pts if p[1][0] == 0]
-            ax.loglog(
-                [p[0] for p in zero],
-                [0.5 / p[1][1] for p in zero],
-                "v",
-                ms=5,
-                color=line.get_color(),
-            )
+            plot_rates(ax, [p[0] for p in pts], [p[1] for p in pts], label=f"{pec} P/E")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
         ax.set_title(op)
         ax.set_xlabel("retention (h at 30 C; 0 drawn at 1 h)")
         ax.set_ylabel("RBER (fraction)")

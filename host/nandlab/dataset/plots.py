@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 from nandlab.analysis import Rate
@@ -69,34 +70,46 @@ def _rber_curves(
     fig = Figure(figsize=(7, 4.5))
     ax = fig.add_subplot()
     for key, points in sorted(pooled.items()):
-        rates = {x: Rate(points[x][0], points[x][1]) for x in sorted(points)}
-        measured = [(x, r) for x, r in rates.items() if r.errors > 0]
-        drawn = ax.errorbar(
-            [x for x, _ in measured],
-            [r.errors / r.bits for _, r in measured],
-            yerr=[
-                [r.errors / r.bits - r.low for _, r in measured],
-                [r.high - r.errors / r.bits for _, r in measured],
-            ],
-            marker="o",
-            capsize=2,
-            label=label(key),
-        )
-        zero = [(x, r) for x, r in rates.items() if r.errors == 0 and r.bits > 0]
-        if zero:
-            ax.plot(
-                [x for x, _ in zero],
-                [r.high for _, r in zero],
-                linestyle="none",
-                marker="v",
-                mfc="none",
-                color=drawn.lines[0].get_color() if measured else None,
-                label=f"{label(key)}: 0 errors (below the 95 % upper bound)",
-            )
+        xs = sorted(points)
+        plot_rates(ax, xs, [(points[x][0], points[x][1]) for x in xs], label=label(key))
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("raw bit error rate (errors / bit)")
     return fig
+
+
+def plot_rates(
+    ax: Any,
+    xs: Sequence[float],
+    counts: Sequence[tuple[int, int]],
+    *,
+    label: str,
+    linestyle: str = "-",
+    color: str | None = None,
+) -> str:
+    """Error rates (errors, bits) at `xs` on `ax`: measured points with 95 % Wilson error
+    bars, joined; a point with no error is a downward triangle at its interval's upper
+    bound (a bound, not a measured rate). Points with no bits are left out. Returns the
+    colour used, so callers can match other marks to the line."""
+    rates = [(x, Rate(e, n)) for x, (e, n) in zip(xs, counts, strict=True) if n > 0]
+    measured = [(x, r) for x, r in rates if r.errors > 0]
+    drawn = ax.errorbar(
+        [x for x, _ in measured],
+        [r.errors / r.bits for _, r in measured],
+        yerr=[
+            [r.errors / r.bits - r.low for _, r in measured],
+            [r.high - r.errors / r.bits for _, r in measured],
+        ],
+        marker="o", ms=3, capsize=2, linestyle=linestyle, color=color, label=label,
+    )
+    used = to_hex(drawn.lines[0].get_color())
+    zero = [(x, r) for x, r in rates if r.errors == 0]
+    if zero:
+        ax.plot(
+            [x for x, _ in zero], [r.high for _, r in zero], linestyle="none", marker="v",
+            mfc="none", color=used, label=f"{label}: 0 errors (below the 95 % upper bound)",
+        )
+    return used
 
 
 def _finish_rber(fig: Figure, title: str, path: Path) -> Path:
