@@ -29,8 +29,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 ENTRY = "from nandlab.cli.main import main; main()"
-# 22 small units (about half a second each here): enough to watch the count move and to
-# stop the run part-way
+# 21 small units (well under a second each): enough to watch the count move and to stop
+# the run part-way; 10000 P/E cycles and a bake give bit errors to plot
 CAMPAIGN = """\
 name: dash-live
 description: small units on a virtual MLC, enough of them to watch the progress move
@@ -39,12 +39,14 @@ fresh: true
 seed: 9
 blocks: [200, 201]
 steps:
-  - cycle: {pec: {sweep: [1, 500]}}
+  - cycle: {pec: {sweep: [1, 10000]}}
   - program: {wls: 0-1, pattern: random, scramble: true}
-  - measure: {what: [rber], repeats: {sweep: [1, 2, 3, 4, 5, 6, 7, 8]}}
+  - measure: {what: [rber], repeats: {sweep: [1, 2, 3, 4, 5, 6]}}
   - measure: {what: [vth], vth_wl: 0, code_step: 8}
+  - bake: {retention: 1y@30C}
+  - measure: {what: [rber]}
 """
-UNITS = 22
+UNITS = 21
 TIMEOUT_MS = 40_000
 expect.set_options(timeout=TIMEOUT_MS)
 
@@ -152,9 +154,11 @@ def test_dashboard_in_browser(
         page.click("button[data-figure='rber-pec']")
         expect(page.locator("#plot .main-svg").first).to_be_visible()
         legend = page.locator("#plot .legendtext").all_text_contents()
-        assert "fresh LSB" in legend and "fresh MSB" in legend
+        assert {"fresh LSB", "fresh MSB", "1y@30C LSB", "1y@30C MSB"} <= set(legend)
+        page.screenshot(path=str(shots / "run-rber.png"), full_page=True)
         page.click("button[data-figure='vth']")
         expect(page.locator("#plot .legendtext").first).to_contain_text("P/E 1, fresh")
+        expect(page.locator("#campaign")).to_have_text("dash-live")
         page.screenshot(path=str(shots / "run.png"), full_page=True)
 
         # the catalogue lists the run and filters it away by status
@@ -174,7 +178,7 @@ def test_dashboard_in_browser(
         wear = {b: max(p for blk, p in zip(table.column("block").to_pylist(),
                                             table.column("pec").to_pylist(), strict=True)
                        if blk == b and p is not None) for b in (200, 201)}
-        assert sorted(wear.values()) == [1, 500]  # the campaign's sweep, one value per block
+        assert sorted(wear.values()) == [1, 10000]  # the campaign's sweep, one value per block
         assert {b: heat[b // 64][b % 64] for b in wear} == wear
         assert sum(v is not None for row in heat for v in row) == 2  # no other block worn
         expect(page.locator("#ledger-runs")).to_contain_text(run_id)

@@ -12,6 +12,8 @@ from nandlab.errors import UsageError
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 WILDCARDS = ("0.0.0.0", "::")
 BACKLOG = 64
+# the import names of the serve extra's packages (host/pyproject.toml) and what they bring
+SERVE_EXTRA = ("fastapi", "starlette", "uvicorn", "jinja2", "plotly")
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -60,6 +62,8 @@ def serve(host: str, port: int, out: Path, token_file: Path | None) -> None:
         from nandlab.serve.app import create_app
         from nandlab.serve.auth import is_loopback, new_token, read_token_file
     except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in SERVE_EXTRA:
+            raise
         raise UsageError(
             f"the dashboard needs the serve extra ({exc.name} is missing): "
             "pip install 'nandlab[serve]'"

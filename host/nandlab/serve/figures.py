@@ -186,5 +186,5 @@ def wear_heatmap(chip: str, blocks: Sequence[Mapping[str, Any]]) -> go.Figure:
         x=list(range(BLOCKS_PER_ROW)), y=list(range(rows)),
         hovertemplate="%{text}: %{z} P/E cycles<extra></extra>",
     ))
-    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(autorange="reversed", dtick=1)
     return fig

@@ -62,6 +62,18 @@ function showProgress(doc) {
   set("chip-time", `${duration(doc.chip_s)} / ${duration(doc.chip_eta_s)}`);
   set("last-unit", doc.last_unit ? `#${doc.last_unit.idx} ${doc.last_unit.key}` : "-");
   set("run-error", doc.error || "");
+  set("campaign", doc.campaign || "-");
+  set("started", doc.start_utc || "-");
+  const chips = document.getElementById("chips");
+  if (doc.chips && chips.dataset.shown !== doc.chips) {
+    chips.replaceChildren(...doc.chips.split(",").map((chip) => {
+      const link = document.createElement("a");
+      link.href = `/ledger/${encodeURIComponent(chip)}`;
+      link.textContent = chip;
+      return link;
+    }));
+    chips.dataset.shown = doc.chips;
+  }
   const bar = document.getElementById("bar");
   bar.max = doc.units_total || 1;
   bar.value = doc.units_done;
