@@ -16,7 +16,7 @@ import pytest
 HOST = Path(__file__).resolve().parents[1] / "nandlab"
 REPO = HOST.parents[1]
 CONTROLLER = ("onfi_spec", "ops", "sequences", "onfi", "schemes", "characterize",
-              "analysis", "campaign", "cli", "bench")
+              "analysis", "campaign", "cli", "serve", "bench")
 GENERATED = {"_generated.py"}
 MAX_LINES = 500
 
