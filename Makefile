@@ -76,7 +76,7 @@ test-rtl-full: setup
 
 # ruff, mypy, and the house plan's import contracts (host/pyproject.toml [tool.importlinter])
 lint: setup
-	$(BIN)/ruff check host tests bench hw/tb characterization
+	$(BIN)/ruff check host tests bench hw/tb characterization fuzz
 	cd host && ../$(BIN)/mypy nandlab
 	cd host && ../$(BIN)/lint-imports
 
