@@ -13,7 +13,7 @@ STAMP_PY   := $(VENV)/.stamp-python
 STAMP_SYS  := $(VENV)/.stamp-system
 DEMO_OUT ?= runs
 
-.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated lint bench ldpc-fer regen clean fuzz
+.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated lint bench ldpc-fer regen clean fuzz screenshots
 
 setup: $(STAMP_PY) $(STAMP_SYS)
 
@@ -73,6 +73,10 @@ test-rtl: setup
 
 test-rtl-full: setup
 	$(PYTEST) hw/tb --rtl-full
+
+# The dashboard's screenshots in docs/img (docs/dashboard.md): its browser test, saving them
+screenshots: setup
+	NANDLAB_SCREENSHOTS=$(CURDIR)/docs/img $(BIN)/pytest -q -p no:cacheprovider tests/test_dashboard_browser.py
 
 # ruff, mypy, and the house plan's import contracts (host/pyproject.toml [tool.importlinter])
 lint: setup
