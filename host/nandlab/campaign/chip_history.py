@@ -14,7 +14,7 @@ from typing import Any
 from nandlab.campaign.bench_session import BenchSession
 from nandlab.campaign.steps import BlockState, Outcome
 from nandlab.campaign.unit import Unit
-from nandlab.dataset.columns import utc_now
+from nandlab.dataset.sqlite import utc_now
 from nandlab.ledger import Ledger
 
 

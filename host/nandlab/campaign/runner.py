@@ -45,8 +45,9 @@ from nandlab.campaign.steps import Context, apply, check_bench, execute
 from nandlab.campaign.stops import reason, signal_of, wind_down
 from nandlab.campaign.sweep import Plan, expand
 from nandlab.characterize.progress import ProgressFn, no_progress
-from nandlab.dataset.columns import RUN_JSON, utc_now
+from nandlab.dataset.columns import RUN_JSON
 from nandlab.dataset.provenance import provenance
+from nandlab.dataset.sqlite import utc_now
 from nandlab.dataset.store import RunStore, finish_dataset
 from nandlab.errors import ChipStatusFail, Interrupted, NandlabError, UsageError
 from nandlab.ledger import Ledger

@@ -122,11 +122,6 @@ SCHEMA = pa.schema(
 )
 
 
-def utc_now() -> str:
-    """Current UTC time, ISO 8601 with a Z suffix."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def check_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """The row as a dict; ValueError naming any column the schema does not know."""
     unknown = set(row) - set(COLUMNS)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
+
+
+def utc_now() -> str:
+    """Current UTC time, ISO 8601 with a Z suffix (the time stamps of the run store, the
+    ledger and run.json; here, not in `columns`, so the ledger loads without pyarrow)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def open_wal(path: Path, schema: str) -> sqlite3.Connection:

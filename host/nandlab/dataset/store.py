@@ -37,9 +37,8 @@ from nandlab.dataset.columns import (
     check_row,
     json_default,
     rows_to_table,
-    utc_now,
 )
-from nandlab.dataset.sqlite import open_wal, transaction
+from nandlab.dataset.sqlite import open_wal, transaction, utc_now
 from nandlab.errors import DamagedFileError, UsageError
 from nandlab.paths import file_mode
 

@@ -23,8 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from nandlab.dataset.columns import utc_now
-from nandlab.dataset.sqlite import transaction
+from nandlab.dataset.sqlite import transaction, utc_now
 from nandlab.errors import DamagedFileError, ReadOnlyDataError
 from nandlab.onfi.bbt import BadBlockTable
 from nandlab.onfi.wear import BlockCycles
