@@ -9,6 +9,7 @@ byte-identical (the trees are hashed before and after).
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -117,7 +118,7 @@ CAMPAIGNS: list[tuple[str, str | bytes, list[str]]] = [
         "pattern-dev-zero",
         HEAD + "blocks: [5]\nsteps:\n  - cycle: {pec: 1}\n"
         "  - program: {wls: 0-1, pattern: 'file:/dev/zero'}\n",
-        ["file:/dev/zero", "more than"],
+        ["file:/dev/zero", "not a regular file"],
     ),
     (
         "nan-hours",
@@ -330,4 +331,26 @@ def test_one_off_refused_before_the_chip(
             *(["--out", str(world / "out")] if args[0] != "program" else []),
         ],
         words,
+    )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_campaign_file_that_is_no_regular_file(
+    run: Callable[..., Result],
+    world: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    kind: str,
+) -> None:
+    """A FIFO would block the read and /dev/zero never ends: both refused unread."""
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(world / "data"))
+    path = Path("/dev/zero")
+    if kind == "fifo":
+        path = tmp_path / "c.yaml"
+        os.mkfifo(path)
+    _refused(
+        run,
+        world,
+        ["run", str(path), "--out", str(world / "out")],
+        ["not a regular file"],
     )

@@ -4,9 +4,9 @@ the file and each field.
 Campaign, profile and board files come from users and scripts, so reading one must end in
 data or in a typed error, never in a hang, a MemoryError or a RecursionError:
 
-- `read_text_file` reads at most `MAX_TEXT_BYTES` (a `/dev/zero` or a huge file is refused
-  after that many bytes, not read to the end) and decodes UTF-8 with an error that names
-  the byte offset.
+- `read_text_file` reads a regular file only (a FIFO would block, `/dev/zero` never ends),
+  at most `MAX_TEXT_BYTES` of it, and decodes UTF-8 with an error that names the byte
+  offset.
 - `compose_bounded` walks the YAML event stream first (no recursion) and refuses a document
   nested deeper than `MAX_DEPTH` or with more than `MAX_ALIASES` aliases; it then composes
   the node graph and refuses one that refers to itself or whose aliases expand to more than
@@ -15,6 +15,9 @@ data or in a typed error, never in a hang, a MemoryError or a RecursionError:
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,13 +43,25 @@ def read_text_file(
     """The UTF-8 text of `path` (a `what`, e.g. "campaign file"); `error(message)` when it
     cannot be read, holds more than `limit` bytes or is not UTF-8."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(limit + 1)
+        data = read_regular(path, limit)
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
         raise error(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
     if len(data) > limit:
         raise error(f"{what} {path} is larger than {limit} bytes: is it the right file?")
     return decode_text(data, f"{what} {path}", error)
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """At most `limit` + 1 bytes of the regular file `path`; OSError for anything else (a FIFO
+    would block the read, a device never ends)."""
+    with open(path, "rb", opener=_nonblocking) as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return f.read(limit + 1)
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NONBLOCK)  # opening a FIFO without a writer blocks
 
 
 def decode_text(data: bytes, source: str, error: Callable[[str], Exception]) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from nandlab.boards.model import Board
 from nandlab.errors import UsageError
-from nandlab.yamlfile import parse_yaml_model
+from nandlab.yamlfile import parse_yaml_model, read_text_file
 
 ENV_BOARDS_DIR = "NANDLAB_BOARDS_DIR"
 _REPO_BOARDS = Path(__file__).resolve().parents[3] / "boards"
@@ -56,4 +56,4 @@ def board_path(name_or_path: str | Path) -> Path:
 def load_board(name_or_path: str | Path) -> Board:
     """A board by name (from boards_dir()) or from a YAML file path."""
     path = board_path(name_or_path)
-    return parse_board(path.read_text(), str(path))
+    return parse_board(read_text_file(path, "board file", BoardError), str(path))

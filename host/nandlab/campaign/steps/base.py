@@ -21,6 +21,7 @@ from nandlab.campaign.unit import Unit
 from nandlab.characterize.progress import ProgressFn
 from nandlab.characterize.readback import DataSpec
 from nandlab.errors import UsageError
+from nandlab.yamlfile import read_regular
 
 if TYPE_CHECKING:
     from nandlab.onfi.chip import Chip
@@ -212,7 +213,7 @@ def data_spec(
 
 MAX_PATTERN_FILE = 16 << 20
 """A pattern file fills each page from its start (repeated when shorter), so a page's worth is
-used; anything past 16 MiB (a device such as /dev/zero, a wrong file) is refused unread."""
+used; a larger file (a wrong one) is refused after 16 MiB, a device or FIFO unread."""
 
 
 def load_pattern_file(ctx: Context, pattern: str) -> None:
@@ -223,13 +224,13 @@ def load_pattern_file(ctx: Context, pattern: str) -> None:
     if not path.is_absolute() and ctx.campaign_dir is not None:
         path = ctx.campaign_dir / path
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_PATTERN_FILE + 1)
-    except OSError as exc:
-        raise UsageError(f"pattern {pattern}: cannot read {path}: {exc.strerror or exc}") from None
+        data = read_regular(path, MAX_PATTERN_FILE)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
+        why = getattr(exc, "strerror", None) or exc
+        raise UsageError(f"pattern {pattern}: cannot read {path}: {why}") from None
     if not data:
         raise UsageError(f"pattern {pattern}: {path} is empty")
-    if len(data) > MAX_PATTERN_FILE:
+    if len(data) > MAX_PATTERN_FILE:  # a regular file, so this ends
         raise UsageError(
             f"pattern {pattern}: {path} holds more than {MAX_PATTERN_FILE} bytes; a pattern "
             "file needs one page of data (it is repeated to fill each page)"
