@@ -94,9 +94,11 @@ def _units_done(page: Page) -> int:
     return int(page.inner_text("#units-done"))
 
 
-def _get(url: str) -> int:
+def _get(url: str, host: str | None = None) -> int:
+    """The HTTP status of GET `url` (with `host` as the Host header)."""
+    request = urllib.request.Request(url, headers={"Host": host} if host else {})
     try:
-        with urllib.request.urlopen(url, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=30) as response:
             return int(response.status)
     except urllib.error.HTTPError as exc:
         return exc.code
@@ -168,6 +170,9 @@ def test_dashboard_in_browser(
         page.screenshot(path=str(shots / "catalogue.png"), full_page=True)
         page.goto(server.url + "?status=interrupted")
         expect(page.locator("#runs tbody tr")).to_have_count(0)
+        # on loopback, a request naming another host (DNS rebinding) is refused
+        assert _get(server.url) == 200
+        assert _get(server.url, host="rebound.example") == 400
 
         # the chip ledger: the two cycled blocks carry the wear the rows were measured at
         page.goto(server.url)
