@@ -73,6 +73,15 @@ def test_reduced_run_reports_every_claim(tmp_path: Path) -> None:
         (128, 388, 8192)
     }
     assert "| 64.0x | yes |" in report and "| 21.1x | yes |" in report
+    # busy per in-chip point query: two page-opens (tR 16 us each) and one search (0.3 us)
+    busy = [
+        r["latency_us"]
+        for r in rows
+        if r["operation"] == "sim-search:point" and json.loads(r["detail"])["path"] == "chip"
+    ]
+    # (an absent key: no gather, so one page-open and the search)
+    assert busy and all(32.0 <= b <= 33.0 or 16.0 <= b <= 16.5 for b in busy)
+    assert any(b > 32.0 for b in busy) and any(b < 17.0 for b in busy)
     assert "0 in " in report.split("Sec. III")[1].splitlines()[0]
     # the worn block after 5 years: its pages have raw errors and the age margin reads them all
     worn = [r for r in rows if r["operation"] == "sim-search:page" and r["pec"] == 40000]

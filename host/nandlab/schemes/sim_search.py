@@ -30,8 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nandlab.analysis import operation_energy_uJ
 from nandlab.errors import RangeError, UncorrectableData
 from nandlab.onfi import Chip
+from nandlab.onfi.results import busy_steps
 from nandlab.onfi_spec.search import (
     CHUNK_BYTES,
     CHUNK_ECC_BYTES,
@@ -63,12 +65,17 @@ RETRY_OFFSETS_MV = (-50.0, -100.0, -150.0, -200.0, 50.0, 100.0)
 
 @dataclass
 class Traffic:
-    """Bytes moved: chip bus data in / out (from the op programs) and bytes to the host."""
+    """Bytes moved: chip bus data in / out (from the op programs) and bytes to the host;
+    sensings, the busy time the chip reported and its energy estimated from the datasheet
+    currents (`nandlab.analysis.operation_energy_uJ`: reads at read current, searches at
+    standby current like a latch XOR)."""
 
     chip_in: int = 0
     chip_out: int = 0
     host: int = 0
     sensings: int = 0
+    busy_us: float = 0.0
+    energy_uJ: float = 0.0
 
     def add(self, program: Program) -> None:
         for ins in program:
@@ -159,10 +166,16 @@ class SimSearch:
 
     # ------------------------------------------------------------- plumbing
 
-    def _run(self, program: Program, what: str) -> list[bytes]:
+    def _run(self, program: Program, what: str, kind: str) -> list[bytes]:
         self.traffic.add(program)
         results = self.chip.run(program, what)
+        self._busy(kind, sum(busy_steps(results)))
         return [bytes(r) for r in results.data]
+
+    def _busy(self, kind: str, busy_ns: int) -> None:
+        us = busy_ns / 1000.0
+        self.traffic.busy_us += us
+        self.traffic.energy_uJ += operation_energy_uJ(self.chip.profile, kind, us)
 
     def _check(self, block: int, page: int) -> None:
         self.chip.check_address(block, page, False)
@@ -209,7 +222,9 @@ class SimSearch:
                     self.chip.set_read_offset_mV(0, mV)
                 self.traffic.chip_out += geo.total_bytes
                 self.traffic.sensings += 1
-                raw = self.chip.read_page(block, page).data
+                read = self.chip.read_page(block, page)
+                self._busy("read", read.busy_ns)
+                raw = read.data
                 fixed = _correct_page(raw, geo.page_bytes)
                 if fixed is not None:
                     stored, bits = fixed
@@ -235,6 +250,7 @@ class SimSearch:
         out = self._run(
             seq.page_open(self.chip.sdr, self._spec, row, n, self.chip.timeouts.read),
             f"SiM page-open b{block}/p{page}",
+            "read",
         )
         self.traffic.sensings += 1
         if not verify:
@@ -257,6 +273,7 @@ class SimSearch:
             out = self._run(
                 seq.search(self.chip.sdr, self._spec, k, m, self.chip.timeouts.read),
                 f"SiM search b{block}/p{page}",
+                "xor",
             )
             bits = bitmap_bits(out[0])[:SLOTS].copy()
             bits[:HEADER_SLOTS] = False
@@ -283,7 +300,9 @@ class SimSearch:
         if not opened:
             self.open(block, page, verify=False)
         out = self._run(
-            seq.gather(self.chip.sdr, self._spec, chunk_map(chosen)), f"SiM gather b{block}/p{page}"
+            seq.gather(self.chip.sdr, self._spec, chunk_map(chosen)),
+            f"SiM gather b{block}/p{page}",
+            "xor",
         )[0]
         result: dict[int, bytes] = {}
         for i, c in enumerate(chosen):

@@ -18,6 +18,7 @@ is recorded as such (no answer is not a wrong answer).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -158,15 +159,30 @@ def _moved(before: Traffic, after: Traffic) -> dict[str, int]:
     }
 
 
+def _cost(before: Traffic, after: Traffic) -> dict[str, Any]:
+    """The dataset's sensings, latency and energy columns for what ran between the two."""
+    return {
+        "sensings": after.sensings - before.sensings,
+        "latency_us": after.busy_us - before.busy_us,
+        "energy_uJ": after.energy_uJ - before.energy_uJ,
+        "energy_measured": False,
+    }
+
+
 def _mask_row(
     sim: SimSearch, block: int, page: int, key: int, mask: int, want: np.ndarray
 ) -> dict[str, Any]:
+    before = replace(sim.traffic)
     try:
         hit: SearchAnswer | None = sim.search(block, page, key, mask)
     except UncorrectableData:
         hit = None
     detail: dict[str, Any] = {"key": f"{key:016x}", "mask": f"{mask:016x}"}
-    row: dict[str, Any] = {"operation": "sim-search:mask", "reference": "host"}
+    row: dict[str, Any] = {
+        "operation": "sim-search:mask",
+        "reference": "host",
+        **_cost(before, sim.traffic),
+    }
     if hit is None:
         return {**row, "detail": json.dumps({**detail, "path": "uncorrectable"})}
     got = hit.matches
@@ -183,7 +199,7 @@ def _mask_row(
 def _point_row(
     at: At, sim: SimSearch, block: int, pages: tuple[int, int], key: int, want: int | None
 ) -> dict[str, Any]:
-    before = Traffic(sim.traffic.chip_in, sim.traffic.chip_out, sim.traffic.host)
+    before = replace(sim.traffic)
     detail: dict[str, Any] = {"key": f"{key:016x}"}
     got: int | None = None
     try:
@@ -203,6 +219,7 @@ def _point_row(
     return {
         "operation": "sim-search:point",
         "reference": "host",
+        **_cost(before, sim.traffic),
         "bits": 1,
         "errors_0to1": int(got is not None and got != want),
         "errors_1to0": int(got is None and want is not None and detail["path"] != "uncorrectable"),
