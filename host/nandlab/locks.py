@@ -42,6 +42,7 @@ _serials = itertools.count(1)
 @dataclass
 class _Held:
     fd: int | None  # None: a shared lock skipped on a read-only folder
+    writable: bool  # fd open for writing (the holder's note); False on a read-only folder
     shared: bool
     count: int
     serial: int = field(default_factory=lambda: next(_serials))
@@ -89,7 +90,7 @@ def acquire(path: Path, what: str, *, shared: bool = False, run: str | None = No
             _upgrade(held, path, what)
         held.count += 1
         return Lock(key)
-    fd = _open(path, what, shared)
+    fd, writable = _open(path, what, shared)
     if fd is not None:
         try:
             fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
@@ -98,7 +99,7 @@ def acquire(path: Path, what: str, *, shared: bool = False, run: str | None = No
             raise InUseError(_refusal(path, what)) from None
         if not shared:
             _write_note(fd, run)
-    _held[key] = _Held(fd, shared, 1)
+    _held[key] = _Held(fd, writable, shared, 1)
     return Lock(key)
 
 
@@ -115,27 +116,32 @@ def chip_lock(unique_id: str, *, run: str | None = None, root: Path | None = Non
     return acquire(data_root(root) / "chips" / unique_id / "lock", f"chip {unique_id}", run=run)
 
 
-def _open(path: Path, what: str, shared: bool) -> int | None:
+def _open(path: Path, what: str, shared: bool) -> tuple[int | None, bool]:
+    """The lock file's descriptor (None: none to open) and whether it is open for writing."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o666), True
     except OSError as exc:
         if exc.errno not in _READ_ONLY_ERRNOS:
             raise
     if not shared:
-        raise ReadOnlyDataError(
-            f"{what} cannot be changed: its folder {path.parent} is read-only (or not "
-            f"yours). Commands that only read (info, status, read, ledger) work there"
-        )
+        raise _read_only(path, what)
     try:
-        return os.open(path, os.O_RDONLY)
+        return os.open(path, os.O_RDONLY), False
     except FileNotFoundError:
-        return None  # nobody ever took it for writing: nothing to coordinate with
+        return None, False  # nobody ever took it for writing: nothing to coordinate with
+
+
+def _read_only(path: Path, what: str) -> ReadOnlyDataError:
+    return ReadOnlyDataError(
+        f"{what} cannot be changed: its folder {path.parent} is read-only (or not "
+        f"yours). Commands that only read (info, status, read, ledger) work there"
+    )
 
 
 def _upgrade(held: _Held, path: Path, what: str) -> None:
-    if held.fd is None:
-        raise ReadOnlyDataError(f"{what} cannot be changed: {path.parent} is read-only")
+    if held.fd is None or not held.writable:
+        raise _read_only(path, what)
     try:
         fcntl.flock(held.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -153,8 +159,11 @@ def _write_note(fd: int, run: str | None) -> None:
         "since_utc": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     data = json.dumps(note).encode()
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, data, 0)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, data, 0)
+    except OSError:
+        pass  # the note only words a refusal; a full disk must not leave the lock half-taken
 
 
 def holder(path: Path) -> dict[str, object] | None:

@@ -108,3 +108,10 @@ def test_read_only_folder(lock_file: Path, monkeypatch: pytest.MonkeyPatch) -> N
     with pytest.raises(ReadOnlyDataError, match="is read-only"):
         acquire(lock_file, "chip t")
     acquire(lock_file, "chip t", shared=True).release()  # no lock file: nobody to wait for
+    monkeypatch.setattr(os, "open", real_open)
+    acquire(lock_file, "chip t").release()  # a writer once made the file
+    monkeypatch.setattr(os, "open", no_create)
+    reader = acquire(lock_file, "chip t", shared=True)  # its file opened read-only
+    with pytest.raises(ReadOnlyDataError, match="is read-only"):
+        acquire(lock_file, "chip t")
+    reader.release()
