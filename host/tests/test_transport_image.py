@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nandlab.errors import DamagedFileError
+from nandlab.errors import DamagedFileError, RangeError
 from nandlab.locks import acquire
 from nandlab.ops import Program
 from nandlab.transport import image as image_module
@@ -73,3 +73,12 @@ def test_own_files_are_not_hashed_again_while_the_lock_is_held(
     hashed.clear()
     open_bench(URL).close()  # a new hold: everything is verified again
     assert "die0.g3.npz" in hashed
+
+
+def test_fewer_dies_than_the_image_holds_is_refused(state_dir: Path) -> None:
+    with open_bench("sim://slc-search?seed=9&dies=2") as bench:
+        bench.run(Program().ce(1).delay(1000))
+    with pytest.raises(RangeError, match="holds 2 dies: open it with dies=2"):
+        open_bench("sim://slc-search?seed=9")  # saving one die would lose the other
+    with open_bench("sim://slc-search?seed=9&dies=2") as bench:
+        assert bench.now_ns == 1000

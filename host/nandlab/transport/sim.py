@@ -137,6 +137,12 @@ class SimTransport(Transport):
             self._lock = acquire(folder / LOCK, f"virtual chip {folder}", shared=read_only)
             try:
                 image = self._open_image(ImageStore(folder, self._profile, seed), fresh)
+                if image is not None and len(image.dies) > dies:
+                    # saving fewer dies would drop the others' state for good
+                    raise RangeError(
+                        f"the die image in {folder} holds {len(image.dies)} dies: open it "
+                        f"with dies={len(image.dies)}, or start fresh dies with --fresh"
+                    )
             except BaseException:
                 self._lock.release()
                 raise
