@@ -59,8 +59,9 @@ from nandlab.ops import Din, Dout, Program
 from nandlab.sequences import search as seq
 
 FULL_MASK = (1 << 64) - 1
-RETRY_OFFSETS_MV = (-50.0, -100.0, -150.0, -200.0, 50.0, 100.0)
-"""Read-retry offsets of the SLC reference, tried in order (retention lowers Vth first)."""
+RETRY_OFFSETS_MV = (*(-30.0 * i for i in range(1, 14)), 30.0, 60.0)
+"""Read-retry offsets of the SLC reference, tried in order: down to -390 mV in 30 mV steps
+first (retention lowers Vth), then up (read disturb raises the erased cells)."""
 
 
 @dataclass
