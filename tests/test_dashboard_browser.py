@@ -161,6 +161,10 @@ def test_dashboard_in_browser(
         page.click("button[data-figure='vth']")
         expect(page.locator("#plot .legendtext").first).to_contain_text("P/E 1, fresh")
         expect(page.locator("#campaign")).to_have_text("dash-live")
+        # the bench as run.json recorded it
+        expect(page.locator("#bench")).to_contain_text("sim://mlc-64l?seed=21")
+        expect(page.locator("#bench")).to_contain_text("power instrument")
+        expect(page.locator("#bench")).to_contain_text("1 time(s)")  # the resume
         page.screenshot(path=str(shots / "run.png"), full_page=True)
 
         # the catalogue lists the run and filters it away by status
@@ -213,5 +217,7 @@ def test_dashboard_in_browser(
         expect(page.locator("#status")).to_have_text("complete")
         page.click("button[data-figure='latency']")
         expect(page.locator("#plot .legendtext").first).to_contain_text("read")
+        page.click("button[data-figure='energy']")
+        expect(page.locator("#plot .legendtext").first).to_contain_text("(estimate)")
     finally:
         guarded.close()

@@ -77,6 +77,11 @@ def _run_folder(out: Path, units: int, done: list[tuple[int, int, float]]) -> Pa
     (folder / "run.json").write_text(json.dumps({
         "run_id": "r1", "campaign": "c", "status": "running", "units": units,
         "start_utc": "2026-11-25T10:00:00Z", "pid": os.getpid(), "host": socket.gethostname(),
+        "bench": {"url": "sim://mlc-64l?seed=1", "transport": "sim", "roles": ["power", "oven"],
+                  "instruments": {"power": {"kind": "virtual", "model": "die log"}},
+                  "bitstream": "nandlab_core v3"},
+        "temperatures_C": {"ambient": 30.0, "measured_at_start": None},
+        "nandlab_version": "0.1.0", "git_commit": "0123456789abcdef", "git_dirty": True,
     }))
     store = RunStore(folder)
     for idx, (rows, chip_ns, wall_s) in enumerate(done):
@@ -99,6 +104,14 @@ def test_progress_counts_and_time_left(tmp_path: Path) -> None:
     # 8 units left at the mean so far: 1 s of wall and 3 s of chip time each
     assert doc["eta_s"] == pytest.approx(8.0)
     assert doc["chip_eta_s"] == pytest.approx(24.0)
+    assert doc["bench"] == [
+        ("bench", "sim://mlc-64l?seed=1"),
+        ("roles", "power, oven"),
+        ("power instrument", "kind virtual, model die log"),
+        ("temperatures (°C)", "ambient 30.0, measured_at_start -"),
+        ("bitstream", "nandlab_core v3"),  # what a transport adds is shown under its name
+        ("nandlab", "0.1.0 (git 0123456789, dirty)"),
+    ]
 
 
 def _wilson(k: int, n: int) -> tuple[float, float]:

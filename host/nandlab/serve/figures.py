@@ -149,11 +149,28 @@ def latency(rows: Iterable[Row]) -> go.Figure:
     return fig if times else _no_data(fig, "latency")
 
 
+def energy(rows: Iterable[Row]) -> go.Figure:
+    """Histogram of energy per operation, measured (a POWER window) apart from datasheet
+    estimates."""
+    values: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        if r.get("operation") in LATENCY_OPS and r.get("energy_uJ") is not None:
+            source = "measured" if r.get("energy_measured") else "estimate"
+            values[f"{r['operation']} ({source})"].append(float(r["energy_uJ"]))
+    fig = _figure("Energy per operation", "energy (µJ)", "operations")
+    fig.update_layout(barmode="overlay")
+    for i, name in enumerate(sorted(values)):
+        fig.add_trace(go.Histogram(x=values[name], name=f"{name}: {len(values[name])}",
+                                   opacity=0.7, marker={"color": COLOURS[i % len(COLOURS)]}))
+    return fig if values else _no_data(fig, "energy")
+
+
 RUN_FIGURES: dict[str, Callable[[Iterable[Row]], go.Figure]] = {
     "vth": vth,
     "rber-pec": rber_vs_pec,
     "rber-retention": rber_vs_retention,
     "latency": latency,
+    "energy": energy,
 }
 
 

@@ -48,6 +48,7 @@ def run_progress(entry: RunEntry) -> dict[str, Any]:
         "eta_s": None,
         "chip_eta_s": None,
         "error": meta.get("error"),
+        "bench": bench_status(meta),
     }
     try:
         store = RunStore(folder, readonly=True)
@@ -74,3 +75,41 @@ def run_progress(entry: RunEntry) -> dict[str, Any]:
         doc["eta_s"] = wall_s / units * left
         doc["chip_eta_s"] = chip_ns / 1e9 / units * left
     return doc
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_text(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(_text(v) for v in value)
+    return "-" if value is None else str(value)
+
+
+def bench_status(meta: dict[str, Any]) -> list[tuple[str, str]]:
+    """The bench as the run recorded it at start (run.json's `bench` snapshot, its
+    temperatures, the software): (label, text) pairs. Whatever the transport adds to the
+    snapshot (bitstream, firmware, die image...) is listed under its own name."""
+    bench = meta.get("bench")
+    if not isinstance(bench, dict):
+        bench = {}
+    shown = [
+        ("bench", bench.get("url")),
+        ("profile", bench.get("profile")),
+        ("roles", bench.get("roles")),
+        ("busy time from", bench.get("busy_source")),
+    ]
+    for role, inst in (bench.get("instruments") or {}).items():
+        shown.append((f"{role} instrument", inst))
+    shown.append(("temperatures (°C)", meta.get("temperatures_C")))
+    listed = {"url", "profile", "roles", "busy_source", "instruments", "temperatures_C",
+              "transport", "targets"}
+    shown += [(k, v) for k, v in bench.items() if k not in listed]
+    resumes = meta.get("bench_on_resume")
+    if isinstance(resumes, list) and resumes:
+        last = resumes[-1] if isinstance(resumes[-1], dict) else {}
+        shown.append(("resumed", f"{len(resumes)} time(s), last on {last.get('url', '-')}"))
+    commit = meta.get("git_commit")
+    shown.append(("nandlab", f"{meta.get('nandlab_version', '-')}"
+                  + (f" (git {str(commit)[:10]}{', dirty' if meta.get('git_dirty') else ''})"
+                     if commit else "")))
+    return [(label, _text(value)) for label, value in shown if value not in (None, [], {})]

@@ -74,6 +74,17 @@ function showProgress(doc) {
     }));
     chips.dataset.shown = doc.chips;
   }
+  const bench = document.getElementById("bench");
+  if (doc.bench && bench.dataset.shown !== JSON.stringify(doc.bench)) {
+    bench.replaceChildren(...doc.bench.flatMap(([label, text]) => {
+      const dt = document.createElement("dt");
+      dt.textContent = label;
+      const dd = document.createElement("dd");
+      dd.textContent = text;
+      return [dt, dd];
+    }));
+    bench.dataset.shown = JSON.stringify(doc.bench);
+  }
   const bar = document.getElementById("bar");
   bar.max = doc.units_total || 1;
   bar.value = doc.units_done;
