@@ -216,6 +216,11 @@ def _point_row(
     detail["baseline_chip_out"] = sum(
         len(at.chip.read_page(block, pg, length=geo.page_bytes).data) for pg in pages
     )
+    # I/O time at the part's declared bus rates: match mode for SiM, storage mode for reads
+    rates = at.chip.profile.vendor.search
+    assert rates is not None
+    detail["bus_us"] = (detail["chip_out"] + detail["chip_in"]) / rates.match_bus_MTps
+    detail["baseline_bus_us"] = detail["baseline_chip_out"] / rates.storage_bus_MTps
     return {
         "operation": "sim-search:point",
         "reference": "host",
