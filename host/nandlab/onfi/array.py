@@ -89,21 +89,24 @@ class ArrayTarget(Target):
         """
         geo = self.check_address(block, page, slc)
         n = geo.total_bytes
-        bits = np.unpackbits(
-            np.frombuffer(self._read(block, page, slc=slc, column=0, length=n).data, np.uint8)
-        )
+        data = np.frombuffer(self._read(block, page, slc=slc, column=0, length=n).data, np.uint8)
         page_type = 0 if slc else page % geo.bits_per_cell
-        expected: np.ndarray | int = 1
         profile = self.transport.profile
         if page_type and profile is not None:
             first = page - page_type
-            key = np.zeros(bits.size, dtype=np.int64)
-            for t in range(page_type):
-                lower = self._read(block, first + t, slc=False, column=0, length=n).data
-                key |= np.unpackbits(np.frombuffer(lower, np.uint8)).astype(np.int64) << t
-            expected = _unwritten_bit_table(profile.geometry.gray_code, page_type)[key]
-        wrong = int(np.count_nonzero(bits != expected))
-        return wrong <= BLANK_ZERO_FRACTION * bits.size
+            lowers = [
+                np.frombuffer(
+                    self._read(block, first + t, slc=False, column=0, length=n).data, np.uint8
+                )
+                for t in range(page_type)
+            ]
+            table = _unwritten_bit_table(profile.geometry.gray_code, page_type)
+            expected = _expected_bytes(lowers, table)
+        else:
+            expected = np.full(n, 0xFF, dtype=np.uint8)
+        # bytes compared 8 bits at a time: the bits that differ, counted without unpacking
+        wrong = int(np.bitwise_count(data ^ expected).sum(dtype=np.int64))
+        return wrong <= BLANK_ZERO_FRACTION * 8 * n
 
     def refuse_not_erased(
         self, block: int, pages: Sequence[int], slc: bool, force: bool, blank_check: bool
@@ -266,6 +269,24 @@ class ArrayTarget(Target):
         what = f"ERASE block {block}"
         seq = core.erase(self.sdr, geo.row_bytes(block), self.timeouts.erase)
         return self.run_with_status(seq, slc=False, what=what)
+
+
+def _expected_bytes(lowers: list[np.ndarray], table: np.ndarray) -> np.ndarray:
+    """The bytes an unwritten upper page reads over its lower pages `lowers` (page types
+    0, 1, ...): bit by bit, table[key] with key = sum(lower_k bit << k).
+
+    Built as the OR, over the keys whose table entry is 1, of the bitwise AND of each
+    lower page or its complement: uint8 operations on whole bytes, no per-bit arrays.
+    """
+    out = np.zeros_like(lowers[0])
+    for key in range(len(table)):
+        if not table[key]:
+            continue
+        match = np.full_like(out, 0xFF)
+        for k, lower in enumerate(lowers):
+            match &= lower if (key >> k) & 1 else ~lower
+        out |= match
+    return out
 
 
 def _unwritten_bit_table(gray_code: list[list[int]], page_type: int) -> np.ndarray:

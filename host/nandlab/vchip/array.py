@@ -6,6 +6,9 @@ Only touched blocks hold anything. A programmed WL holds, per cell, its Vth
 block's last erase holds nothing; sensing it draws its erased Vth from
 (seed, chip, block, wl, erase count). Timing is virtual: operations return the
 busy time the die should report; `bake` and `elapse` move retention age only.
+
+The numba kernels (`vchip.kernel`) are imported by the operations that run them, so a
+die that is only identified or erased (`nandlab info`) starts without numba.
 """
 
 from __future__ import annotations
@@ -21,18 +24,11 @@ from nandlab.vchip import array_image
 from nandlab.vchip import physics as ph
 from nandlab.vchip.array_image import DieImage
 from nandlab.vchip.cells import Block, StateMap, WordLine, page_data
-from nandlab.vchip.kernel import (
-    drift_kernel,
-    mws_kernel,
-    pass_resistance_kernel,
-    program_kernel,
-    sense_drifted_kernel,
-    sense_kernel,
-)
 from nandlab.vchip.physics import IsppTune
 from nandlab.vchip.sensing import DriftCache, ReadNoise
 
 _NO_CELLS = np.empty(0, dtype=np.int16)
+PASS_CACHE_STRINGS = 16  # strings whose pass resistance sense_mws keeps: 4 blocks x 4 subs
 
 
 @dataclass(frozen=True)
@@ -74,6 +70,7 @@ class CellArray:
         self._noise = ReadNoise(self.seed, self.chip, self._cells)
         self._buf = np.empty(0, dtype=np.bool_)  # sense buffer: made on first sense
         self._drift = DriftCache(self._cells)
+        self._pass = DriftCache(self._cells, PASS_CACHE_STRINGS)  # per string, see sense_mws
         self._native = StateMap.gray(g.gray_code, self._phys.verify_mV)
         self._slc_map = StateMap([1, 0], 1, [self._phys.slc_verify_mV])
         mlc = self._phys.mlc
@@ -247,6 +244,8 @@ class CellArray:
         cpl, cpl_diag = phys.coupling, 0.0
         if (slc or mlc) and phys.one_pass_coupling is not None:
             cpl, cpl_diag = phys.one_pass_coupling, phys.one_pass_coupling_diagonal
+        from nandlab.vchip.kernel import program_kernel
+
         verified = program_kernel(
             vth,
             level,
@@ -313,6 +312,8 @@ class CellArray:
             if ref_mV > hi or ref_mV < lo:  # every cell answers the same
                 return np.full(self._nbytes, 0xFF if ref_mV > hi else 0, dtype=np.uint8)
 
+        from nandlab.vchip.kernel import sense_drifted_kernel, sense_kernel
+
         table = self._noise.table
         if self._buf.shape[0] != self._cells:
             self._buf = np.empty(self._cells, dtype=np.bool_)
@@ -356,11 +357,12 @@ class CellArray:
         count) hold."""
         key = (blk.version, blk.pec, c.drift)
 
+        from nandlab.vchip.kernel import drift_kernel
+
         def fill(out: np.ndarray) -> None:
             drift_kernel(*self._wl_cells(block, wl, blk, w), out, c.drift)
 
         return self._drift.get((block, wl), key, fill)
-
 
     def sense_mws(
         self, groups: list[tuple[int, list[int]]], ref_mV: float, strobe_us: float
@@ -378,6 +380,8 @@ class CellArray:
         charge the activated strings share with the bitline. Every selected WL gets the
         usual retention, read disturb and fresh RTN, and counts one read of its block.
         """
+        from nandlab.vchip.kernel import drift_kernel, mws_kernel
+
         sens = self._phys.sensing
         subs = self._sub_blocks
         rows: list[tuple[int, int]] = []
@@ -405,22 +409,10 @@ class CellArray:
             row_group[r] = keys[(block, wl % subs)]
         for b in blocks:
             self._block(b).reads += 1
-        unsel = np.zeros((len(keys), cells), dtype=np.float32)
-        selected = set(rows)
-        vpass = self._phys.vpass_mV
-        erased_r = sens.k_pass_us_V * 1000.0 / max(vpass - self._phys.erased_mean_mV, 1.0)
+        unsel = np.empty((len(keys), cells), dtype=np.float32)
         for (block, sub), g in keys.items():
-            blk = self._block(block)
-            for wl in range(sub, self._wls_n, subs):
-                if (block, wl) in selected:
-                    continue
-                w = blk.wls.get(wl)
-                if w is None:
-                    unsel[g] += erased_r
-                else:
-                    pass_resistance_kernel(
-                        w.vth, unsel[g], sens.k_pass_us_V * 1000.0, vpass, sens.min_overdrive_mV
-                    )
+            skip = tuple(wl for b, wl in rows if b == block and wl % subs == sub)
+            unsel[g] = self._pass_resistance(block, sub, skip)
         t_pre = max(sens.t_bl_precharge_us, sens.t_wl_precharge_us_per_block * nb)
         t_const = t_pre + sens.t_discharge_us + sens.t_fixed_us
         eval_scale = 1.0 + sens.charge_sharing_per_block * (nb - 1)
@@ -441,6 +433,31 @@ class CellArray:
             float(strobe_us),
         )
         return np.packbits(out, bitorder="little")
+
+    def _pass_resistance(self, block: int, sub: int, skip: tuple[int, ...]) -> np.ndarray:
+        """Per cell, the pass resistance (µs) of string (block, sub-block) at VPASS without
+        its selected WLs `skip`. Kept while the block's stored Vth holds (version: program,
+        erase, wear; retention and read disturb do not enter it), so an MWS repeated on the
+        same WLs (a strobe search) sums the string once: the row is bit for bit the sum."""
+        from nandlab.vchip.kernel import pass_resistance_kernel
+
+        blk = self._block(block)
+        sens, vpass = self._phys.sensing, self._phys.vpass_mV
+        erased_r = sens.k_pass_us_V * 1000.0 / max(vpass - self._phys.erased_mean_mV, 1.0)
+
+        def fill(acc: np.ndarray) -> None:
+            acc[:] = 0.0
+            for wl in range(sub, self._wls_n, self._sub_blocks):
+                w = blk.wls.get(wl)
+                if wl in skip:
+                    continue
+                if w is None:
+                    acc += erased_r
+                else:
+                    kp = sens.k_pass_us_V * 1000.0
+                    pass_resistance_kernel(w.vth, acc, kp, vpass, sens.min_overdrive_mV)
+
+        return self._pass.get((block, sub), (blk.version, blk.pec, skip), fill)
 
     # -- time -----------------------------------------------------------------
 

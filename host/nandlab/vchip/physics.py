@@ -34,7 +34,6 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from nandlab.profiles.model import Ispp, Physics
-from nandlab.vchip.kernel import normal_fill_int
 
 BOLTZMANN_EV_PER_K = 8.617333e-5
 KELVIN_OFFSET = 273.15
@@ -105,6 +104,10 @@ def normals_int(
     key: np.uint64, cells: int, dtype: DTypeLike, mean: float, scale: float, lo: float, hi: float
 ) -> np.ndarray:
     """clip(round(mean + scale * z), lo, hi) as `dtype`, z the normal draws of stream `key`."""
+    # numba loads with the kernels, on the first draw: a die that is only identified
+    # (`nandlab info`) never pays for it
+    from nandlab.vchip.kernel import normal_fill_int
+
     out: np.ndarray = np.empty(cells, dtype=dtype)
     normal_fill_int(out, key, *normal_tables(), mean, scale, lo, hi)
     return out

@@ -6,7 +6,9 @@ from a generator seeded by (seed, chip) whose state is saved with the die image.
 
 `DriftCache`: the deterministic part of a WL's effective Vth (x - retention + rise
 + read disturb, float32, what `kernel.drift_kernel` computes), kept for the last
-few WLs sensed while their key holds, so a sweep of one WL pays it once.
+few WLs sensed while their key holds, so a sweep of one WL pays it once. The array
+keeps each string's MWS pass resistance in a second one (any float32 row per cell
+under a key works).
 """
 
 from __future__ import annotations
