@@ -1,0 +1,79 @@
+"""Cold start of the console script: the group and a chip command start without the
+heavy libraries (numba, pyarrow, pandas, duckdb, matplotlib, scipy), which load only
+with the commands that use them; the group's help lists every command as Click would.
+
+The import checks run in a fresh interpreter: this test process has them all loaded.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from nandlab.cli.app import COMMANDS, cli
+
+HEAVY = ("numba", "pyarrow", "pandas", "duckdb", "matplotlib", "scipy")
+CMD_MODULES = sorted({module for module, _ in COMMANDS.values()})
+
+
+def _loaded_after(code: str, env: dict[str, str] | None = None) -> list[str]:
+    """The heavy modules in sys.modules after running `code` in a fresh interpreter."""
+    report = f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    probe = f"{code}\nimport json, sys\n{report}"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+        env={**os.environ, **(env or {})},
+    )
+    loaded: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+def test_group_help_imports_no_heavy_module() -> None:
+    code = (
+        "import click\nimport nandlab.cli.main\nfrom nandlab.cli.app import cli\n"
+        "cli.get_help(click.Context(cli))"
+    )
+    assert _loaded_after(code) == []
+
+
+def test_info_on_a_virtual_chip_imports_no_heavy_module(tmp_path: Path) -> None:
+    code = (
+        "import sys\nfrom nandlab.cli.main import main\n"
+        "sys.argv = ['nandlab', 'info', 'sim://slc-search', '--fresh', '--json']\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    assert e.code == 0, e.code"
+    )
+    assert _loaded_after(code, {"NANDLAB_DATA_DIR": str(tmp_path)}) == []
+
+
+def test_the_probe_sees_a_heavy_import() -> None:
+    assert "numba" in _loaded_after("import nandlab.vchip.kernel")
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_listed_help_is_the_commands_own(name: str) -> None:
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None and command.name == name
+    for limit in (30, 45, 66, 1000):
+        listed = click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit)
+        assert listed == command.get_short_help_str(limit)
+
+
+def test_every_command_of_the_command_modules_is_listed() -> None:
+    """A command written in a command module but missing from COMMANDS would not exist."""
+    defined, sub = set(), set()
+    for module in CMD_MODULES:
+        mod = importlib.import_module(f"nandlab.cli.{module}")
+        for value in vars(mod).values():
+            if isinstance(value, click.Group):
+                sub |= set(value.commands)
+            home = getattr(getattr(value, "callback", None), "__module__", "")
+            if isinstance(value, click.Command) and home == mod.__name__:
+                defined.add(value.name)
+    assert defined - sub == set(COMMANDS)
