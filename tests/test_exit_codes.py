@@ -69,6 +69,8 @@ def bad_inputs(files: dict[str, Path]) -> list[list[str]]:
         ["query", "SELEC nothing", "--out", folder],
         ["query", "SELECT * FROM no_such_table", "--out", folder],
         ["query", "SELECT 1", "--out", text],
+        ["serve", "--token-file", missing],
+        ["serve", "--port", "70000"],
         ["no-such-command"],
     ]
 
