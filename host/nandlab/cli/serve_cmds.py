@@ -82,5 +82,3 @@ def serve(host: str, port: int, out: Path, token_file: Path | None) -> None:
     )
     server.run(sockets=[sock])
 
-
-COMMANDS = (serve,)
