@@ -186,9 +186,9 @@ def program_kernel(
     """One program operation on one WL, in place; returns the bit set of states verified.
 
     Per cell j: the page bits of `known` (bit p = page type p written so far or
-    now) come from `pages[p]` (packed, little bit order) when bit p of
-    `present` is set, else from the cell's stored `level` through `codes`; the
-    target is `lowest[key]`. A cell whose target differs from its level and is
+    now) come from `pages[p]` (packed, little bit order) when bit p of `present`
+    (a subset of `known`) is set, else from the cell's stored `level` through
+    `codes`; the target is `lowest[key]`. A cell whose target differs from its level and is
     programmed lands at verify[target] + uniform(0, step) + prog_sigma * z_static
     + wear_sigma * z_wear and never loses charge (Vth = max(old, landing)).
     Draws are counter-based: keys[0] static offset (lifelong), keys[1] landing,
@@ -211,20 +211,25 @@ def program_kernel(
     smax = np.float32(short_max_mV)
     one = np.float32(1.0)
     n = vth.shape[0]
-    verified = 0
-    for j in range(vth.shape[0]):
+    # pass 1, free of data-dependent branches: every cell's target; the cells that
+    # move listed in order (the landing pass below then mispredicts nothing per cell)
+    moved = np.empty(n, dtype=np.int32)
+    m = 0
+    from_code = known & ~present
+    for j in range(n):
         lvl = level[j]
-        code = codes[lvl]
-        key = 0
+        byte, shift = j >> 3, j & 7
+        from_pages = 0
         for p in range(bits):
-            if (known >> p) & 1:
-                from_page = (present >> p) & 1
-                bit = (pages[p, j >> 3] >> (j & 7)) & 1 if from_page else (code >> p) & 1
-                key |= bit << p
-        target = lowest[key]
+            from_pages |= ((pages[p, byte] >> shift) & 1) << p
+        target = lowest[(codes[lvl] & from_code) | (from_pages & present)]
         level[j] = target
-        if target == lvl or target == 0:
-            continue
+        moved[m] = j
+        m += (target != lvl) & (target != 0)
+    verified = 0
+    for t in range(m):
+        j = moved[t]
+        target = level[j]
         verified |= 1 << target
         c = np.uint64(j) * _GOLDEN
         landing = (
