@@ -30,6 +30,8 @@ async function startCampaign(event) {
 let currentRun = null;
 let currentFigure = null;
 let lastStatus = null;
+let lastDraw = 0;
+const REDRAW_MS = 5000;
 
 async function runAction(action) {
   const error = document.getElementById("action-error");
@@ -94,8 +96,12 @@ function showProgress(doc) {
   const running = doc.status === "running" || doc.status === "starting";
   document.getElementById("stop").disabled = !running;
   document.getElementById("resume").disabled = running || doc.status === "complete";
-  // redraw the open plot with the rows committed since
-  if (currentFigure && (doc.status !== lastStatus || running)) showFigure(currentFigure);
+  // redraw the open plot with the rows committed since: when the status changes, and
+  // while running at most every REDRAW_MS (each redraw reads every row of the run)
+  const now = Date.now();
+  if (currentFigure && (doc.status !== lastStatus || (running && now - lastDraw > REDRAW_MS))) {
+    showFigure(currentFigure);
+  }
   lastStatus = doc.status;
 }
 
@@ -120,6 +126,7 @@ async function drawFigure(element, url) {
 
 function showFigure(name) {
   currentFigure = name;
+  lastDraw = Date.now();
   for (const tab of document.querySelectorAll(".tab")) {
     tab.classList.toggle("active", tab.dataset.figure === name);
   }
