@@ -79,6 +79,27 @@ def test_a_damaged_ledger_is_named_never_replaced(tmp_path: Path) -> None:
         assert path.read_bytes() == damage  # left as it was for the user to restore
 
 
+def test_a_lost_or_rolled_back_ledger_is_caught_by_its_seal(tmp_path: Path) -> None:
+    """SQLite reads a missing file as a new ledger and an older copy (a lost -wal) as
+    valid: the seal beside it says how far the event counter had come."""
+    path = tmp_path / "ledger.sqlite"
+    with Ledger(path) as book:
+        book.record("ab", "r1", "u1", "cycle", 5, pec_delta=10)
+    older = path.read_bytes()  # closed cleanly: the WAL is in the file
+    with Ledger(path) as book:
+        book.record("ab", "r1", "u2", "cycle", 5, pec_delta=7)
+    path.write_bytes(older)
+    with pytest.raises(DamagedFileError, match=r"events up to #1, but ledger\.seal says #2"):
+        Ledger(path)
+    path.unlink()
+    with pytest.raises(DamagedFileError, match=r"missing, but ledger\.seal"):
+        Ledger(path)
+    assert not path.exists()  # never recreated empty
+    (tmp_path / "ledger.seal").unlink()  # the user's way out: an empty ledger, knowingly
+    with Ledger(path) as book:
+        assert book.pec("ab", 5) == 0
+
+
 def test_a_page_damaged_inside_fails_the_integrity_check(tmp_path: Path) -> None:
     path = tmp_path / "ledger.sqlite"
     with Ledger(path) as book:

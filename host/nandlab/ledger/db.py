@@ -9,6 +9,11 @@ The file is checked when it is opened (`PRAGMA quick_check`): a damaged ledger
 is reported with its path and what to do, never recreated silently, because it
 is the only record of real chips' wear. Its layout carries a version
 (`PRAGMA user_version`); before a layout change the file is copied aside.
+
+SQLite cannot tell a lost file, or a WAL dropped after a crash (its frames fail their
+checksum), from a ledger that never had those events. So every write also stamps
+`ledger.seal` beside it with the event counter reached; a ledger found missing, or behind
+its seal, is reported as damaged instead of read as an emptier history.
 """
 
 from __future__ import annotations
@@ -16,8 +21,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,9 +32,10 @@ from nandlab.dataset.sqlite import transaction, utc_now
 from nandlab.errors import DamagedFileError, ReadOnlyDataError
 from nandlab.onfi.bbt import BadBlockTable
 from nandlab.onfi.wear import BlockCycles
-from nandlab.paths import data_root
+from nandlab.paths import data_root, write_atomic
 
 LEDGER_FILE = "ledger.sqlite"
+SEAL_FILE = "ledger.seal"
 SCHEMA_VERSION = 1
 """Layout of the tables below. 0: files written before the ledger had a version (same
 tables); opening one stamps it after a backup copy."""
@@ -62,14 +68,45 @@ def _damaged(path: Path, what: str) -> DamagedFileError:
     return DamagedFileError(
         f"the chip ledger {path} is damaged ({what}). It holds the wear history of every "
         "chip: restore it from a backup copy (a ledger-v*-backup-*.sqlite beside it, or "
-        f"your own), or move it aside to start an empty ledger (wear counts start again "
-        "at 0 for every chip)"
+        f"your own), or move it and {SEAL_FILE} aside to start an empty ledger (wear "
+        "counts start again at 0 for every chip)"
     )
+
+
+def _seal(path: Path) -> int:
+    """The event counter the last write stamped beside the ledger (0: no seal yet)."""
+    seal = path.with_name(SEAL_FILE)
+    try:
+        return int(json.loads(seal.read_text())["events"])
+    except FileNotFoundError:
+        return 0
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DamagedFileError(
+            f"the ledger's seal {seal} is damaged ({exc}): if {path} is intact, delete the "
+            "seal (the next write stamps a new one)"
+        ) from None
+
+
+def _counter(db: sqlite3.Connection) -> int:
+    row = db.execute("SELECT seq FROM sqlite_sequence WHERE name='events'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _check_seal(db: sqlite3.Connection, path: Path) -> None:
+    counter, sealed = _counter(db), _seal(path)
+    if counter < sealed:
+        raise _damaged(
+            path, f"it holds events up to #{counter}, but {SEAL_FILE} says #{sealed} were "
+            "written: the file or its -wal was lost or cut"
+        )
 
 
 def _open_checked(path: Path) -> sqlite3.Connection:
     """Open the ledger in WAL mode after checking it; create it when there is none."""
     existed = path.exists()
+    if not existed and _seal(path) > 0:
+        raise _damaged(path, f"the file is missing, but {SEAL_FILE} beside it says "
+                       f"{_seal(path)} events were written")
     if not existed and not os.access(path.parent, os.W_OK):
         raise ReadOnlyDataError(
             f"the chip ledger cannot be created: {path.parent} is read-only (make it "
@@ -87,6 +124,7 @@ def _open_checked(path: Path) -> sqlite3.Connection:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
         _upgrade(db, path, existed)
+        _check_seal(db, path)
     except BaseException:
         db.close()
         raise
@@ -108,6 +146,7 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
         )
     try:
         _check(db, path)
+        _check_seal(db, path)
     except BaseException:
         db.close()
         raise
@@ -167,6 +206,7 @@ class Ledger:
         self.path = Path(path) if path is not None else ledger_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = _open_checked(self.path)
+        self._sealed = _seal(self.path)
 
     def close(self) -> None:
         self._db.close()
@@ -177,8 +217,14 @@ class Ledger:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
-        return transaction(self._db)
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with transaction(self._db) as db:
+            yield db
+        counter = _counter(self._db)
+        if counter > self._sealed:
+            write_atomic(self.path.with_name(SEAL_FILE), json.dumps({"events": counter}).encode())
+            self._sealed = counter
 
     # ----------------------------------------------------------------- writes
 
