@@ -68,7 +68,7 @@ def _damaged(path: Path, what: str) -> DamagedFileError:
     return DamagedFileError(
         f"the chip ledger {path} is damaged ({what}). It holds the wear history of every "
         "chip: restore it from a backup copy (a ledger-v*-backup-*.sqlite beside it, or "
-        f"your own), or move it and {SEAL_FILE} aside to start an empty ledger (wear "
+        f"your own) and delete {SEAL_FILE}, or move both aside to start an empty ledger (wear "
         "counts start again at 0 for every chip)"
     )
 
