@@ -40,7 +40,9 @@ class RunEntry:
     """Rows committed (None when the run store cannot be read)."""
 
 
-def _entry(folder: Path) -> RunEntry:
+def run_entry(folder: Path) -> RunEntry:
+    """The catalogue entry of one run folder, as `catalog` lists it (the dashboard follows
+    one run without scanning the whole data folder)."""
     try:
         meta = json.loads((folder / RUN_JSON).read_text())
         if not isinstance(meta, dict):
@@ -84,7 +86,7 @@ def catalog(data: str | Path) -> list[RunEntry]:
     root = Path(data)
     if not root.is_dir():
         raise UsageError(f"{root} is not a folder of runs")
-    entries = [_entry(p) for p in root.iterdir() if (p / RUN_JSON).is_file()]
+    entries = [run_entry(p) for p in root.iterdir() if (p / RUN_JSON).is_file()]
     return sorted(entries, key=lambda e: (e.start_utc or "", e.run_id))
 
 
