@@ -11,14 +11,23 @@ import json
 from pathlib import Path
 from typing import Any
 
-from nandlab.dataset.catalog import RunEntry, catalog
+from nandlab.dataset.catalog import RunEntry, catalog, run_entry
 from nandlab.dataset.columns import RUN_JSON
 from nandlab.dataset.store import RunStore
 from nandlab.errors import NandlabError
 
 
 def find_run(out: Path, run_id: str) -> RunEntry | None:
-    """The catalogue entry of `run_id` under `out` (None when there is no such run)."""
+    """The catalogue entry of `run_id` under `out` (None when there is no such run).
+
+    A run's folder is named after its id (`nandlab run` and the dashboard name them so),
+    which spares the progress events a scan of the whole folder twice a second; a folder
+    renamed since is found by the scan."""
+    named = out / run_id
+    if named.parent == out and run_id not in (".", "..") and (named / RUN_JSON).is_file():
+        entry = run_entry(named)
+        if entry.run_id == run_id:
+            return entry
     return next((e for e in catalog(out) if e.run_id == run_id), None)
 
 
