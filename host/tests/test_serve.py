@@ -18,7 +18,7 @@ from nandlab.errors import RefusedOperation, UsageError
 from nandlab.serve import figures
 from nandlab.serve.auth import is_loopback, read_token_file
 from nandlab.serve.jobs import Jobs, changes_chip
-from nandlab.serve.progress import run_progress
+from nandlab.serve.progress import find_run, run_progress
 
 CAMPAIGN = """\
 name: c
@@ -112,6 +112,16 @@ def test_progress_counts_and_time_left(tmp_path: Path) -> None:
         ("bitstream", "nandlab_core v3"),  # what a transport adds is shown under its name
         ("nandlab", "0.1.0 (git 0123456789, dirty)"),
     ]
+
+
+def test_a_run_is_found_by_its_id_even_in_a_renamed_folder(tmp_path: Path) -> None:
+    folder = _run_folder(tmp_path, 3, [(1, 1, 0.1)])
+    found = find_run(tmp_path, "r1")
+    assert found is not None and Path(found.folder) == folder
+    moved = folder.rename(tmp_path / "archived-r1")
+    found = find_run(tmp_path, "r1")
+    assert found is not None and Path(found.folder) == moved
+    assert find_run(tmp_path, "..") is None and find_run(tmp_path, "r2") is None
 
 
 def _wilson(k: int, n: int) -> tuple[float, float]:
