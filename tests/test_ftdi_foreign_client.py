@@ -3,9 +3,11 @@
 `ForeignReader` is written the way the published FT2232H NAND readers
 (DumpFlash, NandTool) drive the chip, with pyftdi and raw MCU host bus
 command bytes only (no nandlab helper): SET BITS HIGH puts I/O0 (CE# on
-their boards) low at start, CLE / ALE / WP# are bits of the high address
-byte (40h / 80h / 20h), data sits on AD[7:0], R/B# is polled with GET BITS
-HIGH (bit 1), one USB write per command / address / data phase. "Slow mode"
+their boards, WP# on ours: it only reads) low at start, CLE / ALE / WP# are
+bits of the high address byte (40h / 80h / 20h; A13 drives nothing on our
+board, whose WP# on A13 broke tWW), data sits on AD[7:0], R/B# is polled
+with GET BITS HIGH (bit 1), one USB write per command / address / data
+phase. It never changes WP# while it runs, so it meets tWW too. "Slow mode"
 keeps the MPSSE's divide-by-5 on, where every byte read comes back twice and
 the reader keeps every other one. Geometry and address cycles come from the
 ONFI parameter page it reads itself (ONFI byte offsets).

@@ -87,6 +87,7 @@ def _mutated(path: list[str | int], value: object, delete: bool = False) -> str:
     ("path", "value", "delete", "words"),
     [
         (["controller", "mcu", "cle"], 0x60, False, ["controller.mcu", "single bit"]),
+        (["controller", "mcu", "wp_n"], 0x20, False, ["controller.mcu.wp_n", "tWW", "I/O0"]),
         (["controller", "bus_mode"], "spi", False, ["controller.bus_mode", "'mcu' or 'bitbang'"]),
         (["controller", "reply_chunk_bytes"], 8192, False,
          ["controller.reply_chunk_bytes", "4096"]),

@@ -130,9 +130,9 @@ def test_chip_that_never_raises_rb_times_out_naming_the_wait() -> None:
         assert error.code == ErrorCode.TIMEOUT and error.index == 5
         with pytest.raises(NandTimeout, match="instruction 5"):
             results.raise_for_errors()
-        # the MPSSE was reset: the next program runs
+        # the MPSSE was reset: the next program runs, with WP# driven high again
         status = bench.run(Program().ce(0).cmd(0x70).delay(T_WHR).dout(1))
-        assert len(status.data[0]) == 1
+        assert status.data[0][0] & 0x80 == 0x80
 
 
 def test_busy_longer_than_the_timeout_is_a_timeout() -> None:
@@ -151,14 +151,38 @@ def test_unplugged_mid_program_is_a_transport_error_naming_the_instruction() -> 
             bench.run(Program().ce(0).cmd(0x70).delay(T_WHR).dout(1))
 
 
-def test_write_protect_through_the_high_address_byte() -> None:
-    with virtual_ftdi_bench() as (bench, device):
+def test_write_protect_through_io0() -> None:
+    status = Program().ce(0).cmd(0x70).delay(T_WHR).dout(1)
+    with virtual_ftdi_bench(record_edges=True) as (bench, device):
+        assert device.bus.level["wp_n"] == 1  # opening the bench allows writes, as the sim does
         results = bench.run(Program().ce(0).gpio(0, 1).cmd(0x60).addr(b"\x00\x01\x00").cmd(0xD0)
                             .delay(T_WB).wait_rdy(10_000_000).cmd(0x70).delay(T_WHR).dout(1))
         results.raise_for_errors()
         assert results.data[0][0] & 0x80 == 0  # WP# low in the status
         assert device.bus.level["wp_n"] == 0
+        # the level is the bench's state: the next program is still protected
+        assert bench.run(status).data[0][0] & 0x80 == 0
+        # released and a command at once: the transport holds WP# tWW before WE# falls
+        allowed = bench.run(Program().gpio(1, 1) + status)
+        assert allowed.data[0][0] & 0x80 == 0x80
+        edges = device.bus.edges
+        wp_rise = max(t for t, pin, level in edges if pin == "wp_n" and level == 1)
+        we_fall = min(t for t, pin, level in edges if pin == "we_n" and level == 0 and t > wp_rise)
+        assert we_fall - wp_rise >= 100_000  # tWW = 100 ns (ONFI SDR, every mode)
+        assert device.bus.violations == [], "\n".join(map(str, device.bus.violations))
         assert [e.code for e in bench.run(Program().gpio(2, 2)).errors] == [ErrorCode.BAD_ARG]
+
+
+def test_a_wp_change_compiles_to_set_bits_high_then_tww_of_no_ops() -> None:
+    with virtual_ftdi_bench() as (bench, _device):
+        compiler = bench._compiler
+        nops = -(-100 // bench.ctrl.nop_ns)  # tWW / one SEND_IMMEDIATE, rounded up
+        (step,) = compiler.compile(list(Program().gpio(0, 1)))
+        assert step.cmd == bytes((0x82, 0x00, 0x01)) + bytes((0x87,)) * int(nops)
+        (again,) = compiler.compile(list(Program().gpio(0, 1)))
+        assert again.cmd == b""  # no change, no bytes
+        (release,) = compiler.compile(list(Program().gpio(1, 1)))
+        assert release.cmd[:3] == bytes((0x82, 0x01, 0x01))  # I/O0 high and an output, I/O1 in
 
 
 def test_no_target_and_power_without_a_monitor() -> None:

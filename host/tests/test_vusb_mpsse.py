@@ -207,16 +207,18 @@ def test_pyftdi_gpio_mpsse_controller(device: VirtualFt2232h) -> None:
 # ------------------------------------------------------------ MCU host bus emulation
 
 def test_mcu_set_bits_high_keeps_the_stream_in_step(mcu: Ftdi, device: VirtualFt2232h) -> None:
-    """Datasheet MCU mode: 82h / 83h drive and read I/O0 (bit 0) and I/O1 (bit 1 = R/B#)."""
+    """Datasheet MCU mode: 82h / 83h drive and read I/O0 (bit 0 = WP# on this board) and
+    I/O1 (bit 1 = R/B#)."""
     assert ask(mcu, b"\x82\x00\x01\x83", 1) == b"\x02"  # I/O0 driven low, R/B# ready
     assert ask(mcu, b"\x82\x01\x01\x83", 1) == b"\x03"
-    assert ask(mcu, b"\x82\x00\x00\x83", 1) == b"\x03"  # both inputs: I/O0 floats high
-    assert ask(mcu, b"\x82\x00\x02\x83", 1) == b"\x01"  # I/O1 driven low pulls R/B# down
+    assert ask(mcu, b"\x82\x00\x00\x83", 1) == b"\x02"  # both inputs: WP#'s pull-down on I/O0
+    assert ask(mcu, b"\x82\x00\x02\x83", 1) == b"\x00"  # I/O1 driven low pulls R/B# down
     assert ask(mcu, b"\x80\x5a\x0f\x81", 1) == b"\xfa"  # AD pins between cycles
 
 
 def test_mcu_accepts_the_settings_commands_and_rejects_serial_ones(mcu: Ftdi) -> None:
-    assert ask(mcu, b"\x84\x85\x86\x10\x00\x8c\x8d\x96\x97\x87\x83", 1) == b"\x03"
+    # then 83h: R/B# ready on I/O1, I/O0 (WP#) released since mode entry reads its pull-down
+    assert ask(mcu, b"\x84\x85\x86\x10\x00\x8c\x8d\x96\x97\x87\x83", 1) == b"\x02"
     assert ask(mcu, b"\x8e\x87", 2) == b"\xfa\x8e"  # 8Eh's length byte read as a command
     assert ask(mcu, b"\x31\x87", 2) == b"\xfa\x31"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Strict(BaseModel):
@@ -21,26 +21,45 @@ class _Strict(BaseModel):
 class McuWiring(_Strict):
     """FT2232H MCU host bus emulation wiring (the fast path).
 
-    DQ[7:0] sit on AD[7:0], CE# on CS#, WE# on WR#, RE# on RD#; CLE, ALE and
-    WP# are bits of the high address byte A[15:8]; R/B# is on I/O1 so the
-    MPSSE "wait on I/O high" (88h) can wait for it inside the command stream.
+    DQ[7:0] sit on AD[7:0], CE# on CS#, WE# on WR#, RE# on RD#; CLE and ALE
+    are bits of the high address byte A[15:8]; R/B# is on I/O1 so the MPSSE
+    "wait on I/O high" (88h) can wait for it inside the command stream.
+    WP# is on I/O0 (SET BITS HIGH 82h, bit 0) with a pull-down on the board:
+    an A[15:8] bit changes in the address phase of the bus cycle whose WR#
+    pulse follows about 50 ns later, inside ONFI's tWW (100 ns from a WP#
+    change to WE# low), while I/O0 changes between cycles and the host holds
+    it tWW before the next one.
     """
 
     cle: int = Field(default=0x40, ge=1, le=0x80, description="A[15:8] bit driving CLE")
     ale: int = Field(default=0x80, ge=1, le=0x80, description="A[15:8] bit driving ALE")
-    wp_n: int = Field(default=0x20, ge=1, le=0x80, description="A[15:8] bit driving WP#")
+    wp_n: Literal["io0"] = Field(
+        default="io0", description="WP# pin: I/O0 (SET BITS HIGH 82h bit 0), pulled down"
+    )
     rb_bit: int = Field(
         default=0x02, ge=1, le=0x80, description="GET_BITS_HIGH (83h) bit that reads R/B#"
     )
 
+    @field_validator("wp_n", mode="before")
+    @classmethod
+    def _wp_not_on_the_address(cls, value: object) -> object:
+        if isinstance(value, int):
+            raise ValueError(
+                f"WP# on A[15:8] bit 0x{value:02X} changes about 50 ns before WE# falls in "
+                f"the same bus cycle, breaking tWW (100 ns): wire WP# to I/O0 (wp_n: io0)"
+            )
+        return value
+
     @model_validator(mode="after")
     def _one_bit_each(self) -> McuWiring:
-        bits = {"cle": self.cle, "ale": self.ale, "wp_n": self.wp_n}
+        bits = {"cle": self.cle, "ale": self.ale}
         for name, bit in bits.items():
             if bit & (bit - 1):
                 raise ValueError(f"{name}=0x{bit:02X} must be a single bit")
-        if len(set(bits.values())) != len(bits):
-            raise ValueError("cle, ale and wp_n must be different A[15:8] bits")
+        if self.cle == self.ale:
+            raise ValueError("cle and ale must be different A[15:8] bits")
+        if self.rb_bit & 0x01:
+            raise ValueError("rb_bit 0x01 is I/O0, which drives WP#: R/B# is on I/O1 (0x02)")
         return self
 
 

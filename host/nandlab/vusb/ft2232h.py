@@ -111,7 +111,8 @@ class VirtualFt2232h:
         self.bus_number = bus_number
         self.address = address
         self.bus = NandBus(die, record=record_edges, stuck_busy=stuck_busy)
-        self.engine = McuEngine(self.bus, self.controller.mcu)
+        self.engine = McuEngine(self.bus, self.controller.mcu,
+                                wp_on_io0=self.controller.bus_mode == "mcu")
         self.channels = {1: Channel(1), 2: Channel(2)}
         self.plugged = True
         self.unplug_after_transfers: int | None = None

@@ -5,7 +5,8 @@ READ_SHORT 90h addr, READ_EXTENDED 91h ahi alo, WRITE_SHORT 92h addr data,
 WRITE_EXTENDED 93h ahi alo data (short commands keep A[15:8] from the last
 extended one); SET BITS HIGH 82h value direction and GET BITS HIGH 83h on the
 two I/O pins (bit 0 = I/O0, bit 1 = I/O1; an input, or I/O1 released, reads
-the pin: I/O0 floats high, I/O1 is R/B#, wired-AND with an I/O1 driven low);
+the pin: I/O0 is WP#, pulled down on the board, I/O1 is R/B#, wired-AND with
+an I/O1 driven low);
 SET BITS LOW 80h / GET BITS LOW 81h on AD[7:0] between bus cycles (nothing
 latches them; the die drives DQ only in a read cycle, so inputs read high);
 SEND_IMMEDIATE 87h; WAIT_ON_HIGH 88h / WAIT_ON_LOW 89h (I/O1); divide-by-5
@@ -20,7 +21,8 @@ commands: the AD pins are the bus here) answers FAh followed by the opcode;
 the next byte is read as a new opcode, so the stream stays in step.
 
 On the socket, as the board file wires it: AD[7:0] = DQ, CS# = CE#, WR# =
-WE#, RD# = RE#, A[15:8] bits = CLE / ALE / WP#, I/O1 = R/B#.
+WE#, RD# = RE#, A[15:8] bits = CLE / ALE, I/O0 = WP# (a pull-down keeps the
+chip write-protected while I/O0 is an input, as after mode entry), I/O1 = R/B#.
 
 Timing model (one master clock = 16.667 ns, 83.333 ns with divide-by-5).
 These are the model's assumptions, chosen conservative; a real board
@@ -73,12 +75,14 @@ class McuEngine:
     `feed()` takes command bytes, `run()` executes as many complete commands
     as the reply FIFO space allows and returns the reply bytes. A wait on
     I/O1 that does not end within the slice leaves the engine blocked; the
-    next `run()` tries again.
+    next `run()` tries again. `wp_on_io0` is False on a board whose WP# is
+    wired elsewhere (the bit-bang board): I/O0 then drives nothing.
     """
 
-    def __init__(self, bus: NandBus, wiring: McuWiring) -> None:
+    def __init__(self, bus: NandBus, wiring: McuWiring, *, wp_on_io0: bool = True) -> None:
         self.bus = bus
         self.wiring = wiring
+        self.wp_on_io0 = wp_on_io0
         self.now_ps = 0
         self.pending = bytearray()
         self.counters = McuCounters()
@@ -91,6 +95,7 @@ class McuEngine:
         self.addr_hi = 0
         self.io_value = self.io_dir = 0
         self.ad_value = self.ad_dir = 0
+        self._drive_wp()
 
     def purge(self) -> None:
         """Purge TX: queued commands and a blocked wait are dropped; settings stay."""
@@ -176,6 +181,7 @@ class McuEngine:
         self._tick(_LENGTH.get(op, 1))
         if op == SET_BITS_HIGH:
             self.io_value, self.io_dir = buf[pos + 1] & (IO0 | IO1), buf[pos + 2] & (IO0 | IO1)
+            self._drive_wp()
         elif op == SET_BITS_LOW:
             self.ad_value, self.ad_dir = buf[pos + 1], buf[pos + 2]
         elif op == GET_BITS_LOW:
@@ -186,10 +192,18 @@ class McuEngine:
             return True, bytes((BAD_COMMAND, op))
         return True, b""
 
+    def _wp_level(self) -> int:
+        """WP# on I/O0: the driven level, or the board's pull-down when I/O0 is an input."""
+        return int(bool(self.io_value & self.io_dir & IO0))
+
+    def _drive_wp(self) -> None:
+        if self.wp_on_io0:
+            self.bus.drive(self.now_ps, wp_n=self._wp_level())
+
     def _io_pins(self, rb: bool) -> int:
         """I/O0 and I/O1 as GET BITS HIGH reads them (the other bits read 0)."""
-        driven = (self.io_value & self.io_dir) | (~self.io_dir & (IO0 | IO1))
-        return driven & (IO0 | (IO1 if rb else 0))
+        io1 = (self.io_value & self.io_dir) | (~self.io_dir & IO1)  # a released I/O1 reads R/B#
+        return self._wp_level() | (io1 & IO1 if rb else 0)
 
     def _wait(self, high: bool) -> bool:
         if not self.blocked:
@@ -210,8 +224,7 @@ class McuEngine:
 
     def _hi_levels(self) -> dict[str, int]:
         w, hi = self.wiring, self.addr_hi
-        return {"cle": int(bool(hi & w.cle)), "ale": int(bool(hi & w.ale)),
-                "wp_n": int(bool(hi & w.wp_n))}
+        return {"cle": int(bool(hi & w.cle)), "ale": int(bool(hi & w.ale))}
 
     def _write_cycle(self, addr_lo: int, data: int) -> None:
         bus = self.bus
@@ -274,10 +287,9 @@ class McuEngine:
         levels = self._hi_levels()
         # one cycle: address phase, CS# + data, WR# low, WR# high, hold, CS# high
         edges = [(0, "dq_oe", 1), (0, "dq", buf[pos + 1])]
-        edges += [(0, pin, level) for pin, level in levels.items() if pin != "wp_n"]
+        edges += [(0, pin, level) for pin, level in levels.items()]
         edges += [(2 * c, "ce_n", 0), (2 * c, "dq", -1), (3 * c, "we_n", 0), (7 * c, "we_n", 1),
                   (9 * c, "ce_n", 1), (9 * c, "dq_oe", 0)]
-        self.bus.drive(t, wp_n=levels["wp_n"])
         period = 12 * c  # 3 fetch + 9 cycle
         self.bus.write_run(t, data, period, edges, 7 * c)
         self.now_ps = t + (n - 1) * period + 9 * c

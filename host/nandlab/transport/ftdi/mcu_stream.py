@@ -1,11 +1,18 @@
 """Compiles an op program into FT2232H MCU host bus command bytes.
 
 The bytes (FTDI AN_108, MCU host bus emulation): WRITE_EXTENDED 93h hi lo d
-for the first cycle of a CMD / ADDR / DIN (A[15:8] = CLE / ALE / WP# bits
-from the board file), WRITE_SHORT 92h lo d for the rest of a run,
-READ_EXTENDED 91h hi lo then READ_SHORT 90h lo per DOUT byte, SEND_IMMEDIATE
-87h as a timed no-op for DELAYs and turnaround gaps, GET_BITS_HIGH 83h to
-sample R/B# (I/O1) and WAIT_ON_HIGH 88h to wait for it inside the stream.
+for the first cycle of a CMD / ADDR / DIN (A[15:8] = CLE / ALE bits from the
+board file), WRITE_SHORT 92h lo d for the rest of a run, READ_EXTENDED 91h
+hi lo then READ_SHORT 90h lo per DOUT byte, SEND_IMMEDIATE 87h as a timed
+no-op for DELAYs and turnaround gaps, GET_BITS_HIGH 83h to sample R/B#
+(I/O1) and WAIT_ON_HIGH 88h to wait for it inside the stream.
+
+WP# is on I/O0, set by SET_BITS_HIGH 82h between bus cycles and followed by
+tWW of no-ops, so WE# never falls within tWW of a WP# change (on an A[15:8]
+bit it would change in the address phase of the very cycle whose WR# pulse
+follows ~50 ns later). The level is the transport's state across programs,
+like the timing mode: `wp_setup()` drives it after every mode entry (the
+FT2232H releases I/O0 there, and the board's pull-down protects the chip).
 
 A WAIT_RDY becomes: a tWB gap, K back-to-back R/B# samples (83h, one every
 `rb_sample_ns`), then 88h. The samples measure the busy time in the stream
@@ -37,7 +44,9 @@ from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
 from nandlab.profiles import Profile
 
 READ_SHORT, READ_EXTENDED, WRITE_SHORT, WRITE_EXTENDED = 0x90, 0x91, 0x92, 0x93
-GET_BITS_HIGH, SEND_IMMEDIATE, WAIT_ON_HIGH, CLK_DIV5_OFF = 0x83, 0x87, 0x88, 0x8A
+SET_BITS_HIGH, GET_BITS_HIGH, SEND_IMMEDIATE, WAIT_ON_HIGH = 0x82, 0x83, 0x87, 0x88
+CLK_DIV5_OFF = 0x8A
+IO0 = 0x01  # SET_BITS_HIGH bit of I/O0, the WP# pin
 GPIO_WP_N = 0x01
 LONG_DELAY_NS = 20_000
 """DELAYs longer than this end the round trip and wait on the host instead of in-stream."""
@@ -66,7 +75,6 @@ class Step:
 @dataclass
 class _State:
     addr_hi: int | None = None
-    wp_n: bool = True
     last: str = ""  # "cmd", "addr", "din", "dout" of the last bus cycle
     last_cmd: int | None = None
     gap_ns: float = 0.0  # time spent since the last bus cycle (DELAYs, no-ops)
@@ -102,10 +110,17 @@ class McuCompiler:
         self.targets = targets
         self.wiring = ctrl.mcu
         self.mode = 0
+        self.wp_n = True  # writes allowed, as on the other benches; wp_setup() drives it
 
-    def _hi(self, st: _State, cle: bool = False, ale: bool = False) -> int:
+    def _hi(self, cle: bool = False, ale: bool = False) -> int:
         w = self.wiring
-        return (w.cle if cle else 0) | (w.ale if ale else 0) | (w.wp_n if st.wp_n else 0)
+        return (w.cle if cle else 0) | (w.ale if ale else 0)
+
+    def wp_setup(self) -> bytes:
+        """Drive WP# (I/O0, I/O1 left an input for R/B#) at the current level, then hold
+        it tWW before any WE# fall may follow."""
+        return bytes((SET_BITS_HIGH, IO0 if self.wp_n else 0, IO0)) + self._nops(
+            sdr(self.mode).tWW)
 
     def _nops(self, ns: float) -> bytes:
         return bytes((SEND_IMMEDIATE,)) * max(0, math.ceil(ns / self.ctrl.nop_ns))
@@ -153,9 +168,12 @@ class McuCompiler:
         if isinstance(ins, ops.Gpio):
             if ins.mask & ~GPIO_WP_N:
                 return Step(index, "error", ins, code=ops.ErrorCode.BAD_ARG)
-            if ins.mask & GPIO_WP_N:
-                st.wp_n = bool(ins.value & GPIO_WP_N)
-            return Step(index, "bus", ins)
+            level = bool(ins.value & GPIO_WP_N)
+            if not ins.mask & GPIO_WP_N or level == self.wp_n:
+                return Step(index, "bus", ins)
+            self.wp_n = level
+            st.gap_ns += s.tWW
+            return Step(index, "bus", ins, cmd=self.wp_setup(), est_ns=s.tWW)
         if st.selected is None:
             return Step(index, "error", ins, code=ops.ErrorCode.NO_TARGET)
         if isinstance(ins, ops.Cmd):
@@ -180,7 +198,7 @@ class McuCompiler:
             out += self._pad(st, s.tRHW)
         if kind == "din" and st.last == "addr":
             out += self._pad(st, s.tADL)
-        hi = self._hi(st, cle=kind == "cmd", ale=kind == "addr")
+        hi = self._hi(cle=kind == "cmd", ale=kind == "addr")
         out += bytes((WRITE_EXTENDED, hi, 0, data[0]))
         if len(data) > 1:
             body = bytearray(3 * (len(data) - 1))
@@ -196,7 +214,7 @@ class McuCompiler:
         out = bytearray()
         if st.last in ("cmd", "addr"):
             out += self._pad(st, s.tWHR)
-        hi = self._hi(st)
+        hi = self._hi()
         out += bytes((READ_EXTENDED, hi, 0))
         out += bytes((READ_SHORT, 0)) * (n - 1)
         st.addr_hi, st.last, st.gap_ns = hi, "dout", 0.0

@@ -181,12 +181,12 @@ class FtdiTransport(Transport):
             self._release()
             raise open_error(opts.device_url, exc) from None
 
-    @staticmethod
-    def _enter_mcu(ftdi: Ftdi) -> None:
+    def _enter_mcu(self, ftdi: Ftdi) -> None:
         ftdi.set_latency_timer(1)
         ftdi.set_bitmode(0, Ftdi.BitMode.MCU)
         ftdi.purge_buffers()
-        ftdi.write_data(bytes((CLK_DIV5_OFF,)))
+        # mode entry releases I/O0 (WP#): drive it again, tWW ahead of the first command
+        ftdi.write_data(bytes((CLK_DIV5_OFF,)) + self._compiler.wp_setup())
 
     def _release(self) -> None:
         for ftdi in self._ftdis:
