@@ -191,3 +191,24 @@ def test_strict_raises_first_violation_and_unknown_pin() -> None:
     ) as err:
         chk.edge(13 * NS, "re_n", 1)
     assert err.value.violation.param == "tRP"
+
+
+def test_the_ftdi_socket_sends_wp_edges_to_the_checker() -> None:
+    """WP# driven by the virtual FT2232H's socket reaches the checker: WE# falling 50 ns
+    after WP# rises breaks tWW (100 ns), 220 ns after does not."""
+    from nandlab.profiles import load_profile
+    from nandlab.vchip.die import VirtualDie
+    from nandlab.vusb import NandBus
+
+    def status_after_wp(gap_ns: int) -> list[str]:
+        bus = NandBus(VirtualDie(load_profile("slc-search")))
+        bus.drive(1000 * NS, wp_n=1)
+        t = (1000 + gap_ns) * NS  # a READ STATUS cycle: WE# low at t + 20 ns for 60 ns
+        bus.drive(t, ce_n=0, cle=1, dq_oe=1, dq=0x70)
+        bus.drive(t + 20 * NS, we_n=0)
+        bus.drive(t + 80 * NS, we_n=1)
+        bus.drive(t + 120 * NS, cle=0, dq_oe=0)
+        return [v.param for v in bus.violations]
+
+    assert status_after_wp(30) == ["tWW"]
+    assert status_after_wp(200) == []

@@ -62,6 +62,7 @@ class NandBus:
         self.level: dict[str, int] = {"ce_n": 1, "cle": 0, "ale": 0, "we_n": 1, "re_n": 1,
                                       "dq": 0, "dq_oe": 0, "rb_n": 1, "wp_n": 0}
         self.die.set_wp(True)
+        self.checker.level["wp_n"] = 0  # the socket powers up write-protected (no edge)
         self._out_byte = 0xFF
         self._out_valid_ps = 0
         self._busy_start_ns: int | None = None
@@ -78,11 +79,10 @@ class NandBus:
             level = int(level)
             if self.level[pin] == level:
                 continue
+            self._edge(t_ps, pin, level)  # WP# too: the checker holds tWW from its edges
             if pin == "wp_n":
                 self.die.set_wp(not level)
-                self.level[pin] = level
                 continue
-            self._edge(t_ps, pin, level)
             if pin == "we_n" and level == 1:
                 self._latch(t_ps)
             elif pin == "re_n" and level == 0 and self.level["ce_n"] == 0:
