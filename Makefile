@@ -35,7 +35,7 @@ $(STAMP_PY): $(STAMP_BASE)
 # dashboard's browser test drives Debian's browser; Playwright downloads none).
 SYSTEM_TOOLS := gcc:gcc g++:g++ iverilog:iverilog verilator:verilator yosys:yosys chromium:chromium
 
-$(STAMP_SYS):
+$(STAMP_SYS): Makefile
 	@mkdir -p $(VENV)
 	@need=""; \
 	for pair in $(SYSTEM_TOOLS); do \
