@@ -168,10 +168,11 @@ class McuCompiler:
         if isinstance(ins, ops.Gpio):
             if ins.mask & ~GPIO_WP_N:
                 return Step(index, "error", ins, code=ops.ErrorCode.BAD_ARG)
-            level = bool(ins.value & GPIO_WP_N)
-            if not ins.mask & GPIO_WP_N or level == self.wp_n:
+            if not ins.mask & GPIO_WP_N:
                 return Step(index, "bus", ins)
-            self.wp_n = level
+            # driven even when the level looks unchanged: a program that stopped early may
+            # never have sent a GPIO the compiler already counted
+            self.wp_n = bool(ins.value & GPIO_WP_N)
             st.gap_ns += s.tWW
             return Step(index, "bus", ins, cmd=self.wp_setup(), est_ns=s.tWW)
         if st.selected is None:
