@@ -111,6 +111,8 @@ fuzz: setup $(STAMP_FUZZ)
 bench: setup
 	@echo "# make bench: each figure on its own line as 'name: value'"
 	$(PY) bench/page_sense.py
+	$(PY) bench/op_speed.py
+	$(PY) bench/import_time.py
 	$(PY) bench/demo_speed.py
 	$(PY) bench/campaign_speed.py
 	$(PY) bench/rtl_throughput.py
