@@ -21,7 +21,7 @@ extern "C" {
 #define NANDLAB_REGS__VERSION__REGS_MINOR_bm 0xff
 #define NANDLAB_REGS__VERSION__REGS_MINOR_bp 0
 #define NANDLAB_REGS__VERSION__REGS_MINOR_bw 8
-#define NANDLAB_REGS__VERSION__REGS_MINOR_reset 0x1
+#define NANDLAB_REGS__VERSION__REGS_MINOR_reset 0x2
 #define NANDLAB_REGS__VERSION__REGS_MAJOR_bm 0xff00
 #define NANDLAB_REGS__VERSION__REGS_MAJOR_bp 8
 #define NANDLAB_REGS__VERSION__REGS_MAJOR_bw 8
@@ -186,6 +186,74 @@ extern "C" {
 #define NANDLAB_REGS__CNT_BUSY_HI__COUNT_bp 0
 #define NANDLAB_REGS__CNT_BUSY_HI__COUNT_bw 32
 
+// reg - nandlab_regs::MBX_CMD
+#define NANDLAB_REGS__MBX_CMD__CODE_bm 0xff
+#define NANDLAB_REGS__MBX_CMD__CODE_bp 0
+#define NANDLAB_REGS__MBX_CMD__CODE_bw 8
+#define NANDLAB_REGS__MBX_CMD__CODE_reset 0x0
+#define NANDLAB_REGS__MBX_CMD__SEQ_bm 0xff00
+#define NANDLAB_REGS__MBX_CMD__SEQ_bp 8
+#define NANDLAB_REGS__MBX_CMD__SEQ_bw 8
+#define NANDLAB_REGS__MBX_CMD__SEQ_reset 0x0
+
+// reg - nandlab_regs::mbx_arg
+#define NANDLAB_REGS__MBX_ARG__VALUE_bm 0xffffffff
+#define NANDLAB_REGS__MBX_ARG__VALUE_bp 0
+#define NANDLAB_REGS__MBX_ARG__VALUE_bw 32
+#define NANDLAB_REGS__MBX_ARG__VALUE_reset 0x0
+
+// reg - nandlab_regs::MBX_STATUS
+#define NANDLAB_REGS__MBX_STATUS__STATE_bm 0xf
+#define NANDLAB_REGS__MBX_STATUS__STATE_bp 0
+#define NANDLAB_REGS__MBX_STATUS__STATE_bw 4
+#define NANDLAB_REGS__MBX_STATUS__STATE_reset 0x0
+#define NANDLAB_REGS__MBX_STATUS__SEQ_bm 0xff00
+#define NANDLAB_REGS__MBX_STATUS__SEQ_bp 8
+#define NANDLAB_REGS__MBX_STATUS__SEQ_bw 8
+#define NANDLAB_REGS__MBX_STATUS__SEQ_reset 0x0
+#define NANDLAB_REGS__MBX_STATUS__ERROR_bm 0xff0000
+#define NANDLAB_REGS__MBX_STATUS__ERROR_bp 16
+#define NANDLAB_REGS__MBX_STATUS__ERROR_bw 8
+#define NANDLAB_REGS__MBX_STATUS__ERROR_reset 0x0
+
+// reg - nandlab_regs::MBX_RESULT
+#define NANDLAB_REGS__MBX_RESULT__VALUE_bm 0xffffffff
+#define NANDLAB_REGS__MBX_RESULT__VALUE_bp 0
+#define NANDLAB_REGS__MBX_RESULT__VALUE_bw 32
+#define NANDLAB_REGS__MBX_RESULT__VALUE_reset 0x0
+
+// reg - nandlab_regs::MBX_RES_HEAD
+#define NANDLAB_REGS__MBX_RES_HEAD__WORDS_bm 0xffffffff
+#define NANDLAB_REGS__MBX_RES_HEAD__WORDS_bp 0
+#define NANDLAB_REGS__MBX_RES_HEAD__WORDS_bw 32
+#define NANDLAB_REGS__MBX_RES_HEAD__WORDS_reset 0x0
+
+// reg - nandlab_regs::MBX_RES_TAIL
+#define NANDLAB_REGS__MBX_RES_TAIL__WORDS_bm 0xffffffff
+#define NANDLAB_REGS__MBX_RES_TAIL__WORDS_bp 0
+#define NANDLAB_REGS__MBX_RES_TAIL__WORDS_bw 32
+#define NANDLAB_REGS__MBX_RES_TAIL__WORDS_reset 0x0
+
+// reg - nandlab_regs::MBX_FW_VERSION
+#define NANDLAB_REGS__MBX_FW_VERSION__MINOR_bm 0xff
+#define NANDLAB_REGS__MBX_FW_VERSION__MINOR_bp 0
+#define NANDLAB_REGS__MBX_FW_VERSION__MINOR_bw 8
+#define NANDLAB_REGS__MBX_FW_VERSION__MINOR_reset 0x0
+#define NANDLAB_REGS__MBX_FW_VERSION__MAJOR_bm 0xff00
+#define NANDLAB_REGS__MBX_FW_VERSION__MAJOR_bp 8
+#define NANDLAB_REGS__MBX_FW_VERSION__MAJOR_bw 8
+#define NANDLAB_REGS__MBX_FW_VERSION__MAJOR_reset 0x0
+#define NANDLAB_REGS__MBX_FW_VERSION__PROTOCOL_bm 0xff0000
+#define NANDLAB_REGS__MBX_FW_VERSION__PROTOCOL_bp 16
+#define NANDLAB_REGS__MBX_FW_VERSION__PROTOCOL_bw 8
+#define NANDLAB_REGS__MBX_FW_VERSION__PROTOCOL_reset 0x0
+
+// reg - nandlab_regs::MBX_HEARTBEAT
+#define NANDLAB_REGS__MBX_HEARTBEAT__COUNT_bm 0xffffffff
+#define NANDLAB_REGS__MBX_HEARTBEAT__COUNT_bp 0
+#define NANDLAB_REGS__MBX_HEARTBEAT__COUNT_bw 32
+#define NANDLAB_REGS__MBX_HEARTBEAT__COUNT_reset 0x0
+
 // addrmap - nandlab_regs
 typedef struct __attribute__ ((__packed__)) {
     uint32_t ID;
@@ -206,10 +274,21 @@ typedef struct __attribute__ ((__packed__)) {
     uint32_t CNT_ERRORS;
     uint32_t CNT_BUSY_LO;
     uint32_t CNT_BUSY_HI;
+    uint32_t MBX_CMD;
+    uint32_t MBX_ARG0;
+    uint32_t MBX_ARG1;
+    uint32_t MBX_ARG2;
+    uint32_t MBX_ARG3;
+    uint32_t MBX_STATUS;
+    uint32_t MBX_RESULT;
+    uint32_t MBX_RES_HEAD;
+    uint32_t MBX_RES_TAIL;
+    uint32_t MBX_FW_VERSION;
+    uint32_t MBX_HEARTBEAT;
 } nandlab_regs_t;
 
 
-static_assert(sizeof(nandlab_regs_t) == 0x50, "Packing error");
+static_assert(sizeof(nandlab_regs_t) == 0x7c, "Packing error");
 
 #ifdef __cplusplus
 }

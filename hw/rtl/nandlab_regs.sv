@@ -248,6 +248,17 @@ module nandlab_regs (
         logic CNT_ERRORS;
         logic CNT_BUSY_LO;
         logic CNT_BUSY_HI;
+        logic MBX_CMD;
+        logic MBX_ARG0;
+        logic MBX_ARG1;
+        logic MBX_ARG2;
+        logic MBX_ARG3;
+        logic MBX_STATUS;
+        logic MBX_RESULT;
+        logic MBX_RES_HEAD;
+        logic MBX_RES_TAIL;
+        logic MBX_FW_VERSION;
+        logic MBX_HEARTBEAT;
     } decoded_reg_strb_t;
     decoded_reg_strb_t decoded_reg_strb;
     logic decoded_err;
@@ -278,6 +289,17 @@ module nandlab_regs (
         decoded_reg_strb.CNT_ERRORS = cpuif_req_masked & (cpuif_addr == 7'h44) & !cpuif_req_is_wr;
         decoded_reg_strb.CNT_BUSY_LO = cpuif_req_masked & (cpuif_addr == 7'h48) & !cpuif_req_is_wr;
         decoded_reg_strb.CNT_BUSY_HI = cpuif_req_masked & (cpuif_addr == 7'h4c) & !cpuif_req_is_wr;
+        decoded_reg_strb.MBX_CMD = cpuif_req_masked & (cpuif_addr == 7'h50);
+        decoded_reg_strb.MBX_ARG0 = cpuif_req_masked & (cpuif_addr == 7'h54);
+        decoded_reg_strb.MBX_ARG1 = cpuif_req_masked & (cpuif_addr == 7'h58);
+        decoded_reg_strb.MBX_ARG2 = cpuif_req_masked & (cpuif_addr == 7'h5c);
+        decoded_reg_strb.MBX_ARG3 = cpuif_req_masked & (cpuif_addr == 7'h60);
+        decoded_reg_strb.MBX_STATUS = cpuif_req_masked & (cpuif_addr == 7'h64);
+        decoded_reg_strb.MBX_RESULT = cpuif_req_masked & (cpuif_addr == 7'h68);
+        decoded_reg_strb.MBX_RES_HEAD = cpuif_req_masked & (cpuif_addr == 7'h6c);
+        decoded_reg_strb.MBX_RES_TAIL = cpuif_req_masked & (cpuif_addr == 7'h70);
+        decoded_reg_strb.MBX_FW_VERSION = cpuif_req_masked & (cpuif_addr == 7'h74);
+        decoded_reg_strb.MBX_HEARTBEAT = cpuif_req_masked & (cpuif_addr == 7'h78);
         decoded_err = '0;
     end
 
@@ -398,6 +420,92 @@ module nandlab_regs (
                 logic load_next;
             } T_WW;
         } TIMING_CCS;
+        struct packed {
+            struct packed {
+                logic [7:0] next;
+                logic load_next;
+            } CODE;
+            struct packed {
+                logic [7:0] next;
+                logic load_next;
+            } SEQ;
+        } MBX_CMD;
+        struct packed {
+            struct packed {
+                logic [31:0] next;
+                logic load_next;
+            } VALUE;
+        } MBX_ARG0;
+        struct packed {
+            struct packed {
+                logic [31:0] next;
+                logic load_next;
+            } VALUE;
+        } MBX_ARG1;
+        struct packed {
+            struct packed {
+                logic [31:0] next;
+                logic load_next;
+            } VALUE;
+        } MBX_ARG2;
+        struct packed {
+            struct packed {
+                logic [31:0] next;
+                logic load_next;
+            } VALUE;
+        } MBX_ARG3;
+        struct packed {
+            struct packed {
+                logic [3:0] next;
+                logic load_next;
+            } STATE;
+            struct packed {
+                logic [7:0] next;
+                logic load_next;
+            } SEQ;
+            struct packed {
+                logic [7:0] next;
+                logic load_next;
+            } ERROR;
+        } MBX_STATUS;
+        struct packed {
+            struct packed {
+                logic [31:0] next;
+                logic load_next;
+            } VALUE;
+        } MBX_RESULT;
+        struct packed {
+            struct packed {
+                logic [31:0] next;
+                logic load_next;
+            } WORDS;
+        } MBX_RES_HEAD;
+        struct packed {
+            struct packed {
+                logic [31:0] next;
+                logic load_next;
+            } WORDS;
+        } MBX_RES_TAIL;
+        struct packed {
+            struct packed {
+                logic [7:0] next;
+                logic load_next;
+            } MINOR;
+            struct packed {
+                logic [7:0] next;
+                logic load_next;
+            } MAJOR;
+            struct packed {
+                logic [7:0] next;
+                logic load_next;
+            } PROTOCOL;
+        } MBX_FW_VERSION;
+        struct packed {
+            struct packed {
+                logic [31:0] next;
+                logic load_next;
+            } COUNT;
+        } MBX_HEARTBEAT;
     } field_combo_t;
     field_combo_t field_combo;
 
@@ -485,6 +593,76 @@ module nandlab_regs (
                 logic [7:0] value;
             } T_WW;
         } TIMING_CCS;
+        struct packed {
+            struct packed {
+                logic [7:0] value;
+            } CODE;
+            struct packed {
+                logic [7:0] value;
+            } SEQ;
+        } MBX_CMD;
+        struct packed {
+            struct packed {
+                logic [31:0] value;
+            } VALUE;
+        } MBX_ARG0;
+        struct packed {
+            struct packed {
+                logic [31:0] value;
+            } VALUE;
+        } MBX_ARG1;
+        struct packed {
+            struct packed {
+                logic [31:0] value;
+            } VALUE;
+        } MBX_ARG2;
+        struct packed {
+            struct packed {
+                logic [31:0] value;
+            } VALUE;
+        } MBX_ARG3;
+        struct packed {
+            struct packed {
+                logic [3:0] value;
+            } STATE;
+            struct packed {
+                logic [7:0] value;
+            } SEQ;
+            struct packed {
+                logic [7:0] value;
+            } ERROR;
+        } MBX_STATUS;
+        struct packed {
+            struct packed {
+                logic [31:0] value;
+            } VALUE;
+        } MBX_RESULT;
+        struct packed {
+            struct packed {
+                logic [31:0] value;
+            } WORDS;
+        } MBX_RES_HEAD;
+        struct packed {
+            struct packed {
+                logic [31:0] value;
+            } WORDS;
+        } MBX_RES_TAIL;
+        struct packed {
+            struct packed {
+                logic [7:0] value;
+            } MINOR;
+            struct packed {
+                logic [7:0] value;
+            } MAJOR;
+            struct packed {
+                logic [7:0] value;
+            } PROTOCOL;
+        } MBX_FW_VERSION;
+        struct packed {
+            struct packed {
+                logic [31:0] value;
+            } COUNT;
+        } MBX_HEARTBEAT;
     } field_storage_t;
     field_storage_t field_storage;
 
@@ -1023,6 +1201,358 @@ module nandlab_regs (
         end
     end
     always_comb hwif_out.TIMING_CCS.T_WW.value = field_storage.TIMING_CCS.T_WW.value;
+    // Field: nandlab_regs.MBX_CMD.CODE
+    always_comb begin
+        logic [7:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_CMD.CODE.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_CMD && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_CMD.CODE.value & ~decoded_wr_biten[7:0]) | (decoded_wr_data[7:0] & decoded_wr_biten[7:0]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_CMD.CODE.next = next_c;
+        field_combo.MBX_CMD.CODE.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_CMD.CODE.value <= 8'h0;
+        end else begin
+            if(field_combo.MBX_CMD.CODE.load_next) begin
+                field_storage.MBX_CMD.CODE.value <= field_combo.MBX_CMD.CODE.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_CMD.SEQ
+    always_comb begin
+        logic [7:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_CMD.SEQ.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_CMD && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_CMD.SEQ.value & ~decoded_wr_biten[15:8]) | (decoded_wr_data[15:8] & decoded_wr_biten[15:8]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_CMD.SEQ.next = next_c;
+        field_combo.MBX_CMD.SEQ.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_CMD.SEQ.value <= 8'h0;
+        end else begin
+            if(field_combo.MBX_CMD.SEQ.load_next) begin
+                field_storage.MBX_CMD.SEQ.value <= field_combo.MBX_CMD.SEQ.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_ARG0.VALUE
+    always_comb begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_ARG0.VALUE.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_ARG0 && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_ARG0.VALUE.value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_ARG0.VALUE.next = next_c;
+        field_combo.MBX_ARG0.VALUE.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_ARG0.VALUE.value <= 32'h0;
+        end else begin
+            if(field_combo.MBX_ARG0.VALUE.load_next) begin
+                field_storage.MBX_ARG0.VALUE.value <= field_combo.MBX_ARG0.VALUE.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_ARG1.VALUE
+    always_comb begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_ARG1.VALUE.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_ARG1 && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_ARG1.VALUE.value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_ARG1.VALUE.next = next_c;
+        field_combo.MBX_ARG1.VALUE.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_ARG1.VALUE.value <= 32'h0;
+        end else begin
+            if(field_combo.MBX_ARG1.VALUE.load_next) begin
+                field_storage.MBX_ARG1.VALUE.value <= field_combo.MBX_ARG1.VALUE.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_ARG2.VALUE
+    always_comb begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_ARG2.VALUE.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_ARG2 && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_ARG2.VALUE.value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_ARG2.VALUE.next = next_c;
+        field_combo.MBX_ARG2.VALUE.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_ARG2.VALUE.value <= 32'h0;
+        end else begin
+            if(field_combo.MBX_ARG2.VALUE.load_next) begin
+                field_storage.MBX_ARG2.VALUE.value <= field_combo.MBX_ARG2.VALUE.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_ARG3.VALUE
+    always_comb begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_ARG3.VALUE.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_ARG3 && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_ARG3.VALUE.value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_ARG3.VALUE.next = next_c;
+        field_combo.MBX_ARG3.VALUE.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_ARG3.VALUE.value <= 32'h0;
+        end else begin
+            if(field_combo.MBX_ARG3.VALUE.load_next) begin
+                field_storage.MBX_ARG3.VALUE.value <= field_combo.MBX_ARG3.VALUE.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_STATUS.STATE
+    always_comb begin
+        logic [3:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_STATUS.STATE.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_STATUS && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_STATUS.STATE.value & ~decoded_wr_biten[3:0]) | (decoded_wr_data[3:0] & decoded_wr_biten[3:0]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_STATUS.STATE.next = next_c;
+        field_combo.MBX_STATUS.STATE.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_STATUS.STATE.value <= 4'h0;
+        end else begin
+            if(field_combo.MBX_STATUS.STATE.load_next) begin
+                field_storage.MBX_STATUS.STATE.value <= field_combo.MBX_STATUS.STATE.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_STATUS.SEQ
+    always_comb begin
+        logic [7:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_STATUS.SEQ.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_STATUS && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_STATUS.SEQ.value & ~decoded_wr_biten[15:8]) | (decoded_wr_data[15:8] & decoded_wr_biten[15:8]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_STATUS.SEQ.next = next_c;
+        field_combo.MBX_STATUS.SEQ.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_STATUS.SEQ.value <= 8'h0;
+        end else begin
+            if(field_combo.MBX_STATUS.SEQ.load_next) begin
+                field_storage.MBX_STATUS.SEQ.value <= field_combo.MBX_STATUS.SEQ.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_STATUS.ERROR
+    always_comb begin
+        logic [7:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_STATUS.ERROR.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_STATUS && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_STATUS.ERROR.value & ~decoded_wr_biten[23:16]) | (decoded_wr_data[23:16] & decoded_wr_biten[23:16]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_STATUS.ERROR.next = next_c;
+        field_combo.MBX_STATUS.ERROR.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_STATUS.ERROR.value <= 8'h0;
+        end else begin
+            if(field_combo.MBX_STATUS.ERROR.load_next) begin
+                field_storage.MBX_STATUS.ERROR.value <= field_combo.MBX_STATUS.ERROR.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_RESULT.VALUE
+    always_comb begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_RESULT.VALUE.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_RESULT && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_RESULT.VALUE.value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_RESULT.VALUE.next = next_c;
+        field_combo.MBX_RESULT.VALUE.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_RESULT.VALUE.value <= 32'h0;
+        end else begin
+            if(field_combo.MBX_RESULT.VALUE.load_next) begin
+                field_storage.MBX_RESULT.VALUE.value <= field_combo.MBX_RESULT.VALUE.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_RES_HEAD.WORDS
+    always_comb begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_RES_HEAD.WORDS.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_RES_HEAD && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_RES_HEAD.WORDS.value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_RES_HEAD.WORDS.next = next_c;
+        field_combo.MBX_RES_HEAD.WORDS.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_RES_HEAD.WORDS.value <= 32'h0;
+        end else begin
+            if(field_combo.MBX_RES_HEAD.WORDS.load_next) begin
+                field_storage.MBX_RES_HEAD.WORDS.value <= field_combo.MBX_RES_HEAD.WORDS.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_RES_TAIL.WORDS
+    always_comb begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_RES_TAIL.WORDS.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_RES_TAIL && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_RES_TAIL.WORDS.value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_RES_TAIL.WORDS.next = next_c;
+        field_combo.MBX_RES_TAIL.WORDS.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_RES_TAIL.WORDS.value <= 32'h0;
+        end else begin
+            if(field_combo.MBX_RES_TAIL.WORDS.load_next) begin
+                field_storage.MBX_RES_TAIL.WORDS.value <= field_combo.MBX_RES_TAIL.WORDS.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_FW_VERSION.MINOR
+    always_comb begin
+        logic [7:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_FW_VERSION.MINOR.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_FW_VERSION && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_FW_VERSION.MINOR.value & ~decoded_wr_biten[7:0]) | (decoded_wr_data[7:0] & decoded_wr_biten[7:0]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_FW_VERSION.MINOR.next = next_c;
+        field_combo.MBX_FW_VERSION.MINOR.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_FW_VERSION.MINOR.value <= 8'h0;
+        end else begin
+            if(field_combo.MBX_FW_VERSION.MINOR.load_next) begin
+                field_storage.MBX_FW_VERSION.MINOR.value <= field_combo.MBX_FW_VERSION.MINOR.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_FW_VERSION.MAJOR
+    always_comb begin
+        logic [7:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_FW_VERSION.MAJOR.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_FW_VERSION && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_FW_VERSION.MAJOR.value & ~decoded_wr_biten[15:8]) | (decoded_wr_data[15:8] & decoded_wr_biten[15:8]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_FW_VERSION.MAJOR.next = next_c;
+        field_combo.MBX_FW_VERSION.MAJOR.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_FW_VERSION.MAJOR.value <= 8'h0;
+        end else begin
+            if(field_combo.MBX_FW_VERSION.MAJOR.load_next) begin
+                field_storage.MBX_FW_VERSION.MAJOR.value <= field_combo.MBX_FW_VERSION.MAJOR.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_FW_VERSION.PROTOCOL
+    always_comb begin
+        logic [7:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_FW_VERSION.PROTOCOL.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_FW_VERSION && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_FW_VERSION.PROTOCOL.value & ~decoded_wr_biten[23:16]) | (decoded_wr_data[23:16] & decoded_wr_biten[23:16]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_FW_VERSION.PROTOCOL.next = next_c;
+        field_combo.MBX_FW_VERSION.PROTOCOL.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_FW_VERSION.PROTOCOL.value <= 8'h0;
+        end else begin
+            if(field_combo.MBX_FW_VERSION.PROTOCOL.load_next) begin
+                field_storage.MBX_FW_VERSION.PROTOCOL.value <= field_combo.MBX_FW_VERSION.PROTOCOL.next;
+            end
+        end
+    end
+    // Field: nandlab_regs.MBX_HEARTBEAT.COUNT
+    always_comb begin
+        logic [31:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.MBX_HEARTBEAT.COUNT.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.MBX_HEARTBEAT && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.MBX_HEARTBEAT.COUNT.value & ~decoded_wr_biten[31:0]) | (decoded_wr_data[31:0] & decoded_wr_biten[31:0]);
+            load_next_c = '1;
+        end
+        field_combo.MBX_HEARTBEAT.COUNT.next = next_c;
+        field_combo.MBX_HEARTBEAT.COUNT.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.MBX_HEARTBEAT.COUNT.value <= 32'h0;
+        end else begin
+            if(field_combo.MBX_HEARTBEAT.COUNT.load_next) begin
+                field_storage.MBX_HEARTBEAT.COUNT.value <= field_combo.MBX_HEARTBEAT.COUNT.next;
+            end
+        end
+    end
 
     //--------------------------------------------------------------------------
     // Write response
@@ -1048,7 +1578,7 @@ module nandlab_regs (
             readback_data_var[31:0] = 32'h4e414e44;
         end
         if(rd_mux_addr == 7'h4) begin
-            readback_data_var[7:0] = 8'h1;
+            readback_data_var[7:0] = 8'h2;
             readback_data_var[15:8] = 8'h1;
             readback_data_var[23:16] = hwif_in.VERSION.OPS_SPEC.next;
         end
@@ -1114,6 +1644,44 @@ module nandlab_regs (
         end
         if(rd_mux_addr == 7'h4c) begin
             readback_data_var[31:0] = hwif_in.CNT_BUSY_HI.COUNT.next;
+        end
+        if(rd_mux_addr == 7'h50) begin
+            readback_data_var[7:0] = field_storage.MBX_CMD.CODE.value;
+            readback_data_var[15:8] = field_storage.MBX_CMD.SEQ.value;
+        end
+        if(rd_mux_addr == 7'h54) begin
+            readback_data_var[31:0] = field_storage.MBX_ARG0.VALUE.value;
+        end
+        if(rd_mux_addr == 7'h58) begin
+            readback_data_var[31:0] = field_storage.MBX_ARG1.VALUE.value;
+        end
+        if(rd_mux_addr == 7'h5c) begin
+            readback_data_var[31:0] = field_storage.MBX_ARG2.VALUE.value;
+        end
+        if(rd_mux_addr == 7'h60) begin
+            readback_data_var[31:0] = field_storage.MBX_ARG3.VALUE.value;
+        end
+        if(rd_mux_addr == 7'h64) begin
+            readback_data_var[3:0] = field_storage.MBX_STATUS.STATE.value;
+            readback_data_var[15:8] = field_storage.MBX_STATUS.SEQ.value;
+            readback_data_var[23:16] = field_storage.MBX_STATUS.ERROR.value;
+        end
+        if(rd_mux_addr == 7'h68) begin
+            readback_data_var[31:0] = field_storage.MBX_RESULT.VALUE.value;
+        end
+        if(rd_mux_addr == 7'h6c) begin
+            readback_data_var[31:0] = field_storage.MBX_RES_HEAD.WORDS.value;
+        end
+        if(rd_mux_addr == 7'h70) begin
+            readback_data_var[31:0] = field_storage.MBX_RES_TAIL.WORDS.value;
+        end
+        if(rd_mux_addr == 7'h74) begin
+            readback_data_var[7:0] = field_storage.MBX_FW_VERSION.MINOR.value;
+            readback_data_var[15:8] = field_storage.MBX_FW_VERSION.MAJOR.value;
+            readback_data_var[23:16] = field_storage.MBX_FW_VERSION.PROTOCOL.value;
+        end
+        if(rd_mux_addr == 7'h78) begin
+            readback_data_var[31:0] = field_storage.MBX_HEARTBEAT.COUNT.value;
         end
         readback_data = readback_data_var;
         readback_done = decoded_req & ~decoded_req_is_wr;

@@ -8,7 +8,7 @@ package nandlab_regs_pkg;
 
     localparam NANDLAB_REGS_DATA_WIDTH = 32;
     localparam NANDLAB_REGS_MIN_ADDR_WIDTH = 7;
-    localparam NANDLAB_REGS_SIZE = 'h50;
+    localparam NANDLAB_REGS_SIZE = 'h7c;
 
     typedef struct packed {
         logic [7:0] next;

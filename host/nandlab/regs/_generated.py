@@ -16,7 +16,7 @@ REGISTERS: tuple[Register, ...] = (
     Register(
         'VERSION', 0x004, 'Version',
         (
-            Field('REGS_MINOR', 0, 8, 'r', 1, 'register map minor version'),
+            Field('REGS_MINOR', 0, 8, 'r', 2, 'register map minor version'),
             Field('REGS_MAJOR', 8, 8, 'r', 1, 'register map major version'),
             Field('OPS_SPEC', 16, 8, 'r', 0, 'op program spec version the sequencer implements (spec.yaml)'),
         ),
@@ -124,6 +124,77 @@ REGISTERS: tuple[Register, ...] = (
         'CNT_BUSY_HI', 0x04C, 'Busy cycles, high word',
         (
             Field('COUNT', 0, 32, 'r', 0, 'clock cycles R/B# was seen low by WAIT_RDY, bits 63:32'),
+        ),
+    ),
+    Register(
+        'MBX_CMD', 0x050, 'Mailbox command',
+        (
+            Field('CODE', 0, 8, 'rw', 0, 'command code (docs/firmware.md)'),
+            Field('SEQ', 8, 8, 'rw', 0, 'sequence number; the host changes it for every command'),
+        ),
+    ),
+    Register(
+        'MBX_ARG0', 0x054, 'Mailbox argument',
+        (
+            Field('VALUE', 0, 32, 'rw', 0, 'argument word'),
+        ),
+    ),
+    Register(
+        'MBX_ARG1', 0x058, 'Mailbox argument',
+        (
+            Field('VALUE', 0, 32, 'rw', 0, 'argument word'),
+        ),
+    ),
+    Register(
+        'MBX_ARG2', 0x05C, 'Mailbox argument',
+        (
+            Field('VALUE', 0, 32, 'rw', 0, 'argument word'),
+        ),
+    ),
+    Register(
+        'MBX_ARG3', 0x060, 'Mailbox argument',
+        (
+            Field('VALUE', 0, 32, 'rw', 0, 'argument word'),
+        ),
+    ),
+    Register(
+        'MBX_STATUS', 0x064, 'Mailbox status',
+        (
+            Field('STATE', 0, 4, 'rw', 0, '0 idle, 1 busy, 2 done, 3 error'),
+            Field('SEQ', 8, 8, 'rw', 0, 'SEQ of the command this status answers'),
+            Field('ERROR', 16, 8, 'rw', 0, 'firmware error code, 0 = none (docs/firmware.md)'),
+        ),
+    ),
+    Register(
+        'MBX_RESULT', 0x068, 'Mailbox result',
+        (
+            Field('VALUE', 0, 32, 'rw', 0, 'result or error detail'),
+        ),
+    ),
+    Register(
+        'MBX_RES_HEAD', 0x06C, 'Result ring head',
+        (
+            Field('WORDS', 0, 32, 'rw', 0, 'words produced'),
+        ),
+    ),
+    Register(
+        'MBX_RES_TAIL', 0x070, 'Result ring tail',
+        (
+            Field('WORDS', 0, 32, 'rw', 0, 'words consumed'),
+        ),
+    ),
+    Register(
+        'MBX_FW_VERSION', 0x074, 'Firmware version',
+        (
+            Field('MINOR', 0, 8, 'rw', 0, 'firmware minor version'),
+            Field('MAJOR', 8, 8, 'rw', 0, 'firmware major version'),
+            Field('PROTOCOL', 16, 8, 'rw', 0, 'mailbox protocol version'),
+        ),
+    ),
+    Register(
+        'MBX_HEARTBEAT', 0x078, 'Firmware heartbeat',
+        (
+            Field('COUNT', 0, 32, 'rw', 0, 'poll count, wraps'),
         ),
     ),
 )
