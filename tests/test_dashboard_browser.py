@@ -190,6 +190,7 @@ def test_dashboard_in_browser(
         assert sorted(wear.values()) == [1, 10000]  # the campaign's sweep, one value per block
         assert {b: heat[b // 64][b % 64] for b in wear} == wear
         assert sum(v is not None for row in heat for v in row) == 2  # no other block worn
+        assert len(heat) == 2048 // 64  # every block of the chip (2 planes x 1024)
         expect(page.locator("#ledger-runs")).to_contain_text(run_id)
         page.screenshot(path=str(shots / "ledger.png"), full_page=True)
     finally:

@@ -164,6 +164,9 @@ def test_heatmap_places_each_block() -> None:
     assert len(z) == 200 // 64 + 1
     assert z[3][8] == 7 and z[0][3] == 1
     assert sum(v is not None for row in z for v in row) == 2
+    # over the whole chip when its size is known
+    z = figures.wear_heatmap("ab", [{"block": 200, "pec": 7}], chip_blocks=1024).data[0].z
+    assert len(z) == 1024 // 64 and z[3][8] == 7
 
 
 def test_unknown_figure_is_a_usage_error() -> None:

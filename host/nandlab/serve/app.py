@@ -29,8 +29,9 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from nandlab.dataset.catalog import RunEntry, catalog
 from nandlab.dataset.columns import RUN_JSON
 from nandlab.dataset.load import run_arrow
-from nandlab.errors import NandlabError, RefusedOperation, UsageError
+from nandlab.errors import NandlabError, ProfileError, RefusedOperation, UsageError
 from nandlab.ledger import Ledger, ledger_path
+from nandlab.profiles import load_profile
 from nandlab.serve import figures
 from nandlab.serve.auth import token_guard
 from nandlab.serve.jobs import Jobs
@@ -40,6 +41,17 @@ HERE = Path(__file__).parent
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 EVENT_INTERVAL_S = 0.5
 STATUSES = ("running", "complete", "interrupted", "stopped", "killed")
+
+
+def chip_blocks(profile: str | None) -> int | None:
+    """Blocks of a chip by its profile's geometry (None for a profile not found here)."""
+    if not profile:
+        return None
+    try:
+        geometry = load_profile(profile).geometry
+    except ProfileError:
+        return None
+    return int(geometry.planes * geometry.blocks_per_plane)
 
 
 def create_app(out: Path, *, token: str | None, loopback_hosts: list[str] | None = None) -> FastAPI:
@@ -188,7 +200,9 @@ def create_app(out: Path, *, token: str | None, loopback_hosts: list[str] | None
     @app.get("/api/ledger/{chip}/heatmap")
     async def ledger_heatmap(chip: str) -> Response:
         doc = await run_in_threadpool(ledger_doc, chip)
-        fig = figures.wear_heatmap(chip, doc["blocks"] if doc else [])
+        fig = figures.wear_heatmap(
+            chip, doc["blocks"] if doc else [], chip_blocks(doc["profile"] if doc else None)
+        )
         return Response(fig.to_json(), media_type="application/json")
 
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")

@@ -184,13 +184,16 @@ def run_figure(name: str, rows: Iterable[Row]) -> go.Figure:
 BLOCKS_PER_ROW = 64
 
 
-def wear_heatmap(chip: str, blocks: Sequence[Mapping[str, Any]]) -> go.Figure:
-    """P/E cycles per block as a heat map, 64 blocks per row; blocks the ledger has no
+def wear_heatmap(
+    chip: str, blocks: Sequence[Mapping[str, Any]], chip_blocks: int | None = None
+) -> go.Figure:
+    """P/E cycles per block as a heat map, 64 blocks per row, over the chip's
+    `chip_blocks` when known (else up to the last worn block); blocks the ledger has no
     record of are blank (never erased by nandlab)."""
-    fig = _figure(f"P/E cycles per block, chip {chip}", "block mod 64", "block / 64 (row)")
+    fig = _figure(f"P/E cycles per block, chip {chip}", "block mod 64", "first block of the row")
     if not blocks:
         return _no_data(fig, "ledger")
-    last = max(int(b["block"]) for b in blocks)
+    last = max([int(b["block"]) for b in blocks] + [(chip_blocks or 0) - 1])
     rows = last // BLOCKS_PER_ROW + 1
     z: list[list[int | None]] = [[None] * BLOCKS_PER_ROW for _ in range(rows)]
     text: list[list[str]] = [[""] * BLOCKS_PER_ROW for _ in range(rows)]
@@ -200,8 +203,8 @@ def wear_heatmap(chip: str, blocks: Sequence[Mapping[str, Any]]) -> go.Figure:
         text[n // BLOCKS_PER_ROW][n % BLOCKS_PER_ROW] = f"block {n}"
     fig.add_trace(go.Heatmap(
         z=z, text=text, colorscale="Viridis", colorbar={"title": "P/E"},
-        x=list(range(BLOCKS_PER_ROW)), y=list(range(rows)),
+        x=list(range(BLOCKS_PER_ROW)), y=[r * BLOCKS_PER_ROW for r in range(rows)],
         hovertemplate="%{text}: %{z} P/E cycles<extra></extra>",
     ))
-    fig.update_yaxes(autorange="reversed", dtick=1)
+    fig.update_yaxes(autorange="reversed")
     return fig
