@@ -216,6 +216,8 @@ def test_dashboard_in_browser(
         # later requests (pages, events, figures) carry the token as a cookie
         page.click(f"a[href='/runs/{run_id}']")
         expect(page.locator("#status")).to_have_text("complete")
+        # the bench panel is filled from the progress events only: they got through
+        expect(page.locator("#bench")).to_contain_text("sim://mlc-64l")
         page.click("button[data-figure='latency']")
         expect(page.locator("#plot .legendtext").first).to_contain_text("read")
         page.click("button[data-figure='energy']")
