@@ -43,9 +43,11 @@ def _listen(host: str, port: int) -> socket.socket:
               help="Read the access token from this file (first line) instead of making one; "
               "given on loopback too, the token is then required there as well.")
 def serve(host: str, port: int, out: Path, token_file: Path | None) -> None:
-    """Serve the dashboard: the run catalogue, live progress, plots, the chip ledger, and
-    campaigns started, stopped and resumed from the page (as `nandlab run` / `resume`
-    processes, which keep running when the dashboard stops). Ctrl-C stops the server.
+    """Serve the dashboard: runs, live progress, plots, ledger.
+
+    The run catalogue, live progress, plots, the chip ledger, and campaigns started,
+    stopped and resumed from the page (as `nandlab run` / `resume` processes, which keep
+    running when the dashboard stops). Ctrl-C stops the server.
 
     On a loopback address anyone on this machine may use it; on any other address each
     request must carry the token, printed at start in the address to open.
