@@ -266,9 +266,9 @@ def test_runs_and_query_over_several_runs(run_dir: Path) -> None:
     }
     assert [e.run_id for e in catalog(run_dir.parent)][-1] == "again"  # oldest first
     table = query(run_dir.parent, "SELECT COUNT(*) AS n, COUNT(DISTINCT run_id) AS runs FROM rows")
-    # the two complete runs (the stopped one has no measurements.parquet to query); run_id is
-    # the one run.json had when the rows were written
-    assert table.to_pylist() == [{"n": 2 * rows, "runs": 1}]
+    # the two complete runs, whose run_id is the one run.json had when measurements.parquet
+    # was written, and the committed rows of the stopped one, read from its store
+    assert table.to_pylist() == [{"n": 3 * rows, "runs": 2}]
     status = query(run_dir.parent, "SELECT run_id, rows FROM runs WHERE status = 'stopped'")
     assert status.to_pylist() == [{"run_id": "stopped", "rows": rows}]
     listing = _nandlab("runs", "--out", str(run_dir.parent))

@@ -39,6 +39,7 @@ from nandlab.dataset.columns import (
     SCHEMA,
     SUMMARY,
 )
+from nandlab.dataset.parts import PARTS, rebuild_parts, verify_parts
 from nandlab.dataset.provenance import run_alive
 from nandlab.dataset.store import (
     STORE,
@@ -106,6 +107,8 @@ def export(
     meta = read_meta(run)
     unfinished = require_finished(run, meta, partial)
     verify_dataset(run, meta)
+    if unfinished:
+        verify_parts(run)
     if out is None and not os.access(run, os.W_OK):
         raise UsageError(f"run folder {run} is read-only: give --out FILE for the export")
     path = Path(out) if out is not None else run / EXPORTS / f"{run_id_of(run)}{SUFFIX[fmt]}"
@@ -138,16 +141,15 @@ def export(
 
 
 def rebuild(run_dir: str | Path) -> Path:
-    """Rewrite a complete run's measurements.parquet from run.sqlite and its checksum in
-    run.json (after `verify_dataset` found the Parquet file damaged or missing)."""
+    """Rewrite from run.sqlite a complete run's measurements.parquet and its checksum in
+    run.json, or an unfinished run's missing or damaged Parquet parts and their manifest
+    entries (after a reader found one so); the file, or the folder of the parts."""
     run = Path(run_dir)
     with acquire(run / RUN_LOCK, f"run folder {run}", run=run.name):  # no resume meanwhile
         meta = read_meta(run)
         if meta.get("status") != "complete":
-            raise UsageError(
-                f"run {run} is not complete: its {PARQUET} is written when it completes "
-                f"(nandlab resume {run})"
-            )
+            rebuild_parts(run)
+            return run / PARTS
         _check_not_shrunk(run, meta, store_table(run).num_rows)
         meta["dataset"] = finish_dataset(run)
         write_atomic(run / RUN_JSON, (json.dumps(meta, indent=2, default=str) + "\n").encode())

@@ -18,6 +18,7 @@ from nandlab.campaign.export import require_finished
 from nandlab.campaign.runner import read_meta
 from nandlab.campaign.schema import parse_campaign
 from nandlab.dataset.columns import PARTIAL_REPORT, PLOTS, SUMMARY
+from nandlab.dataset.parts import verify_parts
 from nandlab.dataset.plots import bars, rber_vs_pec, rber_vs_retention, vth_histograms
 from nandlab.dataset.store import RunStore, verify_dataset
 from nandlab.dataset.summary import (
@@ -155,6 +156,8 @@ def report(
     meta = read_meta(run)
     unfinished = require_finished(run, meta, partial)
     verify_dataset(run, meta)
+    if unfinished:
+        verify_parts(run)
     folder = Path(out) if out is not None else run / PARTIAL_REPORT if unfinished else run
     if out is None and not os.access(run, os.W_OK):
         raise UsageError(f"run folder {run} is read-only: give --out DIR for the report")

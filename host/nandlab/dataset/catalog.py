@@ -4,9 +4,11 @@
         print(run.run_id, run.status, run.rows)
     table = query("runs", "SELECT run_id, pec, SUM(bits) FROM rows GROUP BY ALL")
 
-`query` sees two tables: `rows`, every row of every complete run (their
-measurements.parquet files, checksums verified first; columns as in the data
-dictionary, `run_id` naming the run), and `runs`, the catalogue.
+`query` sees two tables: `rows`, every committed row of every run (complete
+runs: their measurements.parquet; unfinished ones: their Parquet parts and the
+rows committed after the last part; checksums verified first; columns as in
+the data dictionary, `run_id` naming the run), and `runs`, the catalogue
+(`status` tells a complete run from an unfinished one).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from nandlab.dataset.columns import PARQUET, RUN_JSON, SCHEMA
+from nandlab.dataset.parts import committed_sources
 from nandlab.dataset.provenance import run_alive
 from nandlab.dataset.store import RunStore, verify_dataset
 from nandlab.errors import NandlabError, UsageError
@@ -95,22 +98,29 @@ def query(data: str | Path, sql: str) -> pa.Table:
     import duckdb
 
     runs = catalog(data)
-    files = []
+    files: list[str] = []
+    tails = [SCHEMA.empty_table()]
     for entry in runs:
         folder = Path(entry.folder)
         if entry.status == "complete" and (folder / PARQUET).is_file():
             verify_dataset(folder, json.loads((folder / RUN_JSON).read_text()))
             files.append(str(folder / PARQUET))
+        elif entry.status != "complete" and entry.rows is not None:
+            # unfinished: its parts and the rows committed after them (docs/data.md)
+            parts, tail = committed_sources(folder)
+            files += [str(f) for f in parts]
+            tails.append(tail)
     con = duckdb.connect()
     try:
+        con.register("committed_tail", pa.concat_tables(tails))
+        view = "SELECT * FROM committed_tail"
         if files:
             listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-            con.execute(
-                f"CREATE VIEW rows AS SELECT * FROM read_parquet([{listed}], union_by_name = true)"
+            view = (
+                f"SELECT * FROM read_parquet([{listed}], union_by_name = true) "
+                f"UNION ALL BY NAME {view}"
             )
-        else:
-            empty = SCHEMA.empty_table()
-            con.register("rows", empty)
+        con.execute(f"CREATE VIEW rows AS {view}")
         catalogue = pa.Table.from_pylist([asdict(e) for e in runs]) if runs else pa.table(
             {"run_id": pa.array([], pa.string())}
         )

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from nandlab.dataset.columns import DICTIONARY, PARQUET, RUN_JSON, SCHEMA
+from nandlab.dataset.parts import committed_table
 from nandlab.dataset.store import check_sidecar, store_table, verify_dataset
 from nandlab.errors import DamagedFileError, UsageError
 
@@ -29,26 +30,45 @@ if TYPE_CHECKING:
 
 def run_arrow(path: str | Path) -> pa.Table:
     """The rows of a run folder (complete: its verified measurements.parquet; unfinished:
-    the rows committed so far, from its store) or of a Parquet file nandlab wrote."""
+    the rows committed so far, from its verified Parquet parts and, for the units committed
+    after the last part, its store) or of a Parquet file nandlab wrote."""
     p = Path(path)
     if p.is_file():
         check_sidecar(p)
         return conform(pq.read_table(p))
     if not (p / RUN_JSON).is_file():
         raise UsageError(f"{p} is neither a run folder (no {RUN_JSON}) nor a Parquet file")
-    try:
-        meta = json.loads((p / RUN_JSON).read_text())
-    except (OSError, ValueError) as exc:
-        raise DamagedFileError(f"{p / RUN_JSON} cannot be read: {exc}") from None
+    meta = _meta(p)
     if meta.get("status") == "complete" and (p / PARQUET).is_file():
-        verify_dataset(p, meta)
-        table = conform(pq.read_table(p / PARQUET))
-        if table.column("run_id").null_count == table.num_rows:  # written before run_id
-            run_id = pa.array([str(meta.get("run_id") or p.name)] * table.num_rows)
-            table = table.set_column(0, table.schema.field(0), run_id)
-        return table
+        return _complete(p, meta)
     verify_dataset(p, meta)  # a complete run whose measurements.parquet went missing
-    return store_table(p)
+    if meta.get("status") == "complete":
+        return store_table(p)
+    try:
+        return committed_table(p)
+    except DamagedFileError:
+        # the run may have completed meanwhile (its parts removed once run.json said so)
+        now = _meta(p)
+        if now.get("status") == "complete" and (p / PARQUET).is_file():
+            return _complete(p, now)
+        raise
+
+
+def _meta(run: Path) -> dict[str, Any]:
+    try:
+        return dict(json.loads((run / RUN_JSON).read_text()))
+    except (OSError, ValueError) as exc:
+        raise DamagedFileError(f"{run / RUN_JSON} cannot be read: {exc}") from None
+
+
+def _complete(run: Path, meta: dict[str, Any]) -> pa.Table:
+    """A complete run's verified measurements.parquet."""
+    verify_dataset(run, meta)
+    table = conform(pq.read_table(run / PARQUET))
+    if table.column("run_id").null_count == table.num_rows:  # written before run_id
+        run_id = pa.array([str(meta.get("run_id") or run.name)] * table.num_rows)
+        table = table.set_column(0, table.schema.field(0), run_id)
+    return table
 
 
 def conform(table: pa.Table) -> pa.Table:

@@ -50,6 +50,9 @@ CREATE TABLE IF NOT EXISTS units (
 CREATE TABLE IF NOT EXISTS rows (
     unit_idx INTEGER NOT NULL, n INTEGER NOT NULL, data TEXT NOT NULL,
     PRIMARY KEY (unit_idx, n));
+CREATE TABLE IF NOT EXISTS parts (
+    n INTEGER PRIMARY KEY, first_unit INTEGER NOT NULL, last_unit INTEGER NOT NULL,
+    rows INTEGER NOT NULL, bytes INTEGER NOT NULL, sha256 TEXT NOT NULL, written TEXT NOT NULL);
 """
 
 
@@ -61,6 +64,19 @@ class DoneUnit:
     checkpoint: str | None
     chip_time_ns: int
     wall_s: float
+
+
+@dataclass(frozen=True)
+class Part:
+    """A Parquet part of a running run (`dataset.parts`): the rows of units
+    `first_unit`..`last_unit`, as the manifest in run.sqlite records them."""
+
+    n: int
+    first_unit: int
+    last_unit: int
+    rows: int
+    bytes: int
+    sha256: str
 
 
 def _damaged(path: Path, exc: Exception) -> DamagedFileError:
@@ -167,12 +183,18 @@ class RunStore:
         )
         return str(found[0][0]) if found else None
 
-    def rows(self, *, bookkeeping: bool = False) -> list[dict[str, Any]]:
+    def rows(
+        self, *, bookkeeping: bool = False, after: int = -1, upto: int | None = None
+    ) -> list[dict[str, Any]]:
         """Every row as a step measured it, in unit order then measuring order; with
-        `bookkeeping`, also its unit's index and commit time (`unit_idx`, `time_utc`)."""
+        `bookkeeping`, also its unit's index and commit time (`unit_idx`, `time_utc`).
+        `after` / `upto`: only the rows of units `after` < index <= `upto`."""
         found = self._select(
             "SELECT rows.data, rows.unit_idx, units.finished FROM rows "
-            "JOIN units ON units.idx = rows.unit_idx ORDER BY rows.unit_idx, rows.n"
+            "JOIN units ON units.idx = rows.unit_idx "
+            f"WHERE rows.unit_idx > {int(after)}"
+            + ("" if upto is None else f" AND rows.unit_idx <= {int(upto)}")
+            + " ORDER BY rows.unit_idx, rows.n"
         )
         try:
             return [
@@ -181,6 +203,31 @@ class RunStore:
             ]
         except ValueError as exc:  # a row that is not JSON
             raise _damaged(self.path, exc) from None
+
+    def last_unit(self) -> int:
+        """Index of the last unit committed (-1: none yet)."""
+        return int(self._select("SELECT COALESCE(MAX(idx), -1) FROM units")[0][0])
+
+    def parts(self) -> list[Part]:
+        """The Parquet parts written so far, in order (a store older than parts has none)."""
+        if not self._select("SELECT 1 FROM sqlite_master WHERE type='table' AND name='parts'"):
+            return []
+        return [
+            Part(*r)
+            for r in self._select(
+                "SELECT n, first_unit, last_unit, rows, bytes, sha256 FROM parts ORDER BY n"
+            )
+        ]
+
+    def record_part(self, part: Part) -> None:
+        """Enter a part (written and renamed into place first) in the manifest, or replace
+        the entry of a part rewritten from the store."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO parts VALUES (?,?,?,?,?,?,?)",
+                (part.n, part.first_unit, part.last_unit, part.rows, part.bytes, part.sha256,
+                 utc_now()),
+            )
 
     def row_count(self) -> int:
         return int(self._select("SELECT COUNT(*) FROM rows")[0][0])
