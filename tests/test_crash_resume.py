@@ -9,6 +9,7 @@ each trial to a few seconds."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import random
@@ -142,22 +143,59 @@ def resume(run_dir: Path) -> None:
     assert result.exit_code == 0, result.output
 
 
+EVERY_UNIT_A_PART = "import nandlab.dataset.parts as p; p.PART_EVERY_S = 0.0; "
+
+
+def check_parts(run_dir: Path) -> None:
+    """The Parquet parts a kill left: each one the manifest names is whole (its sha256) and
+    holds exactly the rows run.sqlite has for its units, the parts follow each other with
+    no unit in two, and any other file in parts/ is the one the kill cut short."""
+    db = sqlite3.connect(f"file:{run_dir / 'run.sqlite'}?mode=ro", uri=True)
+    try:
+        manifest = db.execute(
+            "SELECT n, first_unit, last_unit, sha256 FROM parts ORDER BY n").fetchall()
+        stored = db.execute("SELECT unit_idx, data FROM rows ORDER BY unit_idx, n").fetchall()
+    finally:
+        db.close()
+    last = -1
+    for n, first, end, sha in manifest:
+        assert first == last + 1 and end >= first
+        last = end
+        path = run_dir / "parts" / f"part-{n:06d}.parquet"
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == sha
+        table = pq.read_table(path)
+        want = [(u, json.loads(d)) for u, d in stored if first <= u <= end]
+        assert table.column("unit_idx").to_pylist() == [u for u, _ in want]
+        columns = [c for c in ("unit", *MEASURED) if c in table.column_names]
+        assert table.select(columns).to_pylist() == [
+            {c: row.get(c) for c in columns} for _, row in want
+        ]
+    named = {f"part-{n:06d}.parquet" for n, *_ in manifest}
+    cut = f"part-{len(manifest):06d}.parquet"
+    folder = run_dir / "parts"
+    extra = {f.name for f in folder.iterdir()} - named if folder.exists() else set()
+    assert extra <= {cut, f".{cut}.tmp"}
+
+
 @pytest.mark.parametrize("trial", range(4))
 def test_kill_9_at_a_random_point_then_resume(
     trial: int, campaign: Path, reference: dict[str, Any], tmp_path: Path, data_dir: Path
 ) -> None:
     """SIGKILL once the run has committed k units (0 = inside its first unit), after a
-    random further delay: no clean-up runs at all, and resume still loses nothing."""
+    random further delay: no clean-up runs at all, and resume still loses nothing. The
+    run writes a Parquet part after every unit, so the kill also falls inside parts."""
     rng = random.Random(trial)
     k, delay = rng.randrange(UNITS - 2), rng.uniform(0.0, 0.3)
     run_dir = tmp_path / "runs" / "k"
-    proc = launch(run_args(campaign, tmp_path / "runs"))
+    proc = launch(run_args(campaign, tmp_path / "runs"), setup=EVERY_UNIT_A_PART)
     wait_until(proc, lambda: (run_dir / "run.json").exists() and len(_done(run_dir)) >= k)
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
     assert finish(proc)[0] == -signal.SIGKILL
     assert len(_done(run_dir)) < UNITS
+    check_parts(run_dir)
     resume(run_dir)
+    assert not (run_dir / "parts").exists()  # complete: measurements.parquet replaces them
     assert outcome(run_dir) == reference
 
 
