@@ -84,6 +84,12 @@ def sense_drifted_kernel(
         out[i] = drifted[i] + rs * np.float32(rtn[i]) < ref
 
 
+# The kernels that divide: fastmath without "arcp" (a reciprocal estimate would move the
+# last bits of a quotient, and with them a bitline at its strobe), and numpy's error model
+# (no zero-divisor check: every divisor is at least min_od_mV > 0), so the loop of
+# pass_resistance_kernel vectorises with exact divisions, the same bits as scalar ones.
+_EXACT_DIVISION = {"nnan", "ninf", "nsz", "contract", "afn", "reassoc"}
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -256,7 +262,7 @@ def program_kernel(
     return verified
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=_EXACT_DIVISION, error_model="numpy")
 def mws_kernel(
     drifted: np.ndarray,
     rtn_table: np.ndarray,
@@ -308,7 +314,7 @@ def mws_kernel(
         out[i] = hit
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=_EXACT_DIVISION, error_model="numpy")
 def pass_resistance_kernel(
     vth: np.ndarray, acc: np.ndarray, k_pass_us_mV: float, vpass_mV: float, min_od_mV: float
 ) -> None:
