@@ -354,3 +354,29 @@ def test_campaign_file_that_is_no_regular_file(
         ["run", str(path), "--out", str(world / "out")],
         ["not a regular file"],
     )
+
+
+def test_fresh_campaign_refused_after_the_chip_opened_changes_nothing(
+    run: Callable[..., Result], world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refusal that needs the chip (a listed block carrying the factory bad-block marker)
+    comes after the bench opened: a fresh campaign must still leave the saved die image
+    (the earlier run's data) and the chip's ledger history as they were."""
+    from nandlab.onfi.chip import Chip
+    from nandlab.transport import open_bench
+
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(world / "data"))
+    with open_bench(URL, read_only=True) as bench:
+        chip = Chip(bench, 0)
+        bad = next(b for b in range(chip.geometry.blocks) if chip.is_bad_block(b))
+    campaign = tmp_path / "fresh.yaml"
+    campaign.write_text(
+        f"name: fresh-bad\nbench: {URL}\nfresh: true\nseed: 1\nblocks: [{bad}]\n"
+        "steps:\n  - cycle: {pec: 10}\n  - program: {wls: [0]}\n  - measure: {what: rber}\n"
+    )
+    before = {k: v for k, v in _tree(world).items() if not k.endswith("lock")}
+    result = run("run", str(campaign), "--out", str(world / "out"))
+    assert result.exit_code == 2, result.output
+    assert f"block {bad} carries the factory bad-block marker" in result.stderr
+    after = {k: v for k, v in _tree(world).items() if not k.endswith("lock")}
+    assert after == before, "a refused fresh campaign changed the die image or the ledger"

@@ -141,5 +141,9 @@ class Bench(Closing):
     def close(self) -> None:
         self.transport.close()
 
+    def abandon(self) -> None:
+        """Close, keeping no local state this session changed (`Transport.abandon`)."""
+        self.transport.abandon()
+
     def __repr__(self) -> str:
         return f"<Bench {self.url} roles={','.join(self.declared.declared())}>"

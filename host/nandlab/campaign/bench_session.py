@@ -105,9 +105,22 @@ class BenchSession:
         try:
             self._close_bench()
         finally:
-            for lock in self._locks.values():
-                lock.release()
-            self._locks.clear()
+            self._release()
+
+    def abandon(self) -> None:
+        """Close the bench keeping nothing this session changed in a virtual die's saved
+        image (a refused start), and release the session's locks."""
+        try:
+            if self.bench is not None:
+                self.bench.abandon()
+                self.bench = None
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        for lock in self._locks.values():
+            lock.release()
+        self._locks.clear()
 
     def _close_bench(self) -> None:
         if self.bench is not None:

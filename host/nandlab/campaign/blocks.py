@@ -56,19 +56,20 @@ def planned_blocks(loaded: LoadedCampaign, nblocks: int) -> list[int]:
 
 
 def choose_blocks(
-    loaded: LoadedCampaign, session: BenchSession, ledger: Ledger, ids: dict[int, str]
+    loaded: LoadedCampaign, session: BenchSession, ledger: Ledger | None, ids: dict[int, str]
 ) -> list[int]:
     """The campaign's blocks: listed, a range or a seeded random choice of good blocks.
 
     A listed block that the ledger or the factory marker calls bad is an error (naming
-    why); a random choice skips bad blocks."""
+    why); a random choice skips bad blocks. `ledger` None: a fresh virtual die, whose
+    history the run will reset, so only its factory markers count."""
     spec = loaded.campaign.blocks
     chips = list(session.chips.values())
     nblocks = chips[0].geometry.blocks
 
     def bad(block: int) -> str | None:
         for chip in chips:
-            if block in ledger.bad_blocks(ids[chip.ce]):
+            if ledger is not None and block in ledger.bad_blocks(ids[chip.ce]):
                 return f"the chip ledger lists block {block} of chip {ids[chip.ce]} as bad"
             if chip.is_bad_block(block):
                 return f"block {block} carries the factory bad-block marker (CE {chip.ce})"

@@ -19,14 +19,18 @@ from nandlab.ledger import Ledger
 
 
 def start_state(
-    ledger: Ledger, ids: dict[int, str], ces: Iterable[int], blocks: list[int]
+    ledger: Ledger | None, ids: dict[int, str], ces: Iterable[int], blocks: list[int]
 ) -> dict[str, Any]:
     """run.json's ledger snapshot: `ledger_start` (ce -> block -> P/E count) and
     `ledger_start_retention` (ce -> block -> (equivalent age h, bake labels)) for the
-    blocks whose data was baked since their erase."""
+    blocks whose data was baked since their erase. `ledger` None: a fresh virtual die (no
+    history: the run resets the chip's ledger once every check has passed)."""
     pec: dict[str, dict[str, int]] = {}
     retention: dict[str, dict[str, tuple[float, str | None]]] = {}
     for ce in ces:
+        if ledger is None:
+            pec[str(ce)] = dict.fromkeys(map(str, blocks), 0)
+            continue
         pec[str(ce)] = {str(b): ledger.pec(ids[ce], b) for b in blocks}
         for b in blocks:
             age_h, label = ledger.data_retention(ids[ce], b)

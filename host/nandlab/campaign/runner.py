@@ -247,10 +247,10 @@ def _start(
     try:
         ids = {ce: chip.identification.unique_id for ce, chip in session.chips.items()}
         run_name = run_dir.name
-        if c.fresh and session.virtual:
-            for uid in ids.values():
-                ledger.reset_chip(uid, run_name, "virtual die started fresh")
-        blocks = choose_blocks(loaded, session, ledger, ids)
+        # a fresh virtual die has no history; its ledger is reset only once every check
+        # below has passed, so a refused campaign leaves the chip's history as it was
+        history = None if c.fresh and session.virtual else ledger
+        blocks = choose_blocks(loaded, session, history, ids)
         plan = expand(loaded, blocks)
         assert bench.transport.profile is not None
         profile = bench.transport.profile
@@ -280,7 +280,7 @@ def _start(
                 for ce, ch in session.chips.items()
             ],
             "blocks": blocks,
-            **start_state(ledger, ids, c.chips, blocks),
+            **start_state(history, ids, c.chips, blocks),
             "temperatures_C": {
                 "ambient": profile.environment.ambient_temp_C,
                 "bake": profile.environment.bake_temp_C,
@@ -298,6 +298,9 @@ def _start(
         ctx = _context(session, meta, campaign_dir)
         dry_run(plan, ctx)
         check_bench(bench, {u.kind for u in plan.units})
+        if history is None:
+            for uid in ids.values():
+                ledger.reset_chip(uid, run_name, "virtual die started fresh")
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
             created = True
@@ -311,7 +314,10 @@ def _start(
             ledger.touch_chip(uid, profile.name, session.virtual, session.url)
             ledger.run_started(uid, run_name, c.name, str(run_dir.resolve()))
     except BaseException:
-        session.close()
+        if created:
+            session.close()
+        else:  # refused before the run began: the chip's saved state stays as it was
+            session.abandon()
         ledger.close()
         if created and not (run_dir / RUN_JSON).exists():
             shutil.rmtree(run_dir, ignore_errors=True)

@@ -58,6 +58,12 @@ class Transport(Closing, ABC):
     def run(self, program: Program) -> Results:
         """Run one op program to its end (or its first error) and return its results."""
 
+    def abandon(self) -> None:
+        """Close without keeping what this session changed in state the bench keeps
+        locally (a virtual die's saved image): a refused command leaves it as it was. A
+        real chip cannot be un-changed; for it this is `close()`."""
+        self.close()
+
     bench_capabilities: ClassVar[frozenset[str]] = frozenset()
     """What the bench itself can do ("power", "din_pattern", "cache_read"...)."""
     vendor_capabilities: ClassVar[tuple[str, ...]] = ()

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -243,15 +244,16 @@ class ImageStore:
             if path.name not in keep:
                 path.unlink(missing_ok=True)
 
-    def discard(self) -> None:
-        """Remove the image (fresh start)."""
-        if not self.folder.is_dir():
-            return
+    def start_fresh(self) -> None:
+        """Fresh dies replace the saved image at the next `save`, which must not reuse the
+        file names of the generation the manifest still names until then."""
         _saved_here.pop(self.folder.resolve(), None)
-        (self.folder / MANIFEST).unlink(missing_ok=True)
-        for path in self._die_files():
-            path.unlink(missing_ok=True)
-        self.generation = 0
+        numbers = [
+            int(m.group(1))
+            for path in self._die_files()
+            if (m := re.match(r"die\d+\.g(\d+)\.", path.name)) is not None
+        ]
+        self.generation = max(numbers, default=0)
 
     def _die_files(self) -> Iterator[Path]:
         """Image files of any generation, and temp files a crash left behind."""

@@ -84,7 +84,7 @@ class SimTransport(Transport):
         profile: a Profile, a built-in profile name or a profile YAML path.
         seed: physics seed shared by the dies (die k is chip k of that seed).
         dies: number of dies / chip enables (1..8).
-        fresh: discard any saved image and start from fresh dies.
+        fresh: start from fresh dies; they replace the saved image at the first save.
         state_dir: image root (default: $NANDLAB_DATA_DIR or the user data dir).
         persist: load the image on open and save it on close; False keeps
             everything in memory.
@@ -179,7 +179,9 @@ class SimTransport(Transport):
             return image
         self._store = store
         if fresh:
-            store.discard()
+            # the saved image is replaced at the first save, not now: a start refused
+            # before then (abandon) leaves it as it was
+            store.start_fresh()
             self.image_note = "fresh (image discarded)"
             return None
         image = store.load()
@@ -282,6 +284,11 @@ class SimTransport(Transport):
         finally:
             if self._lock is not None:
                 self._lock.release()
+
+    def abandon(self) -> None:
+        """Close without saving: the die image stays as it was before this open."""
+        self._store = None
+        self.close()
 
     # ------------------------------------------------- virtual-bench roles
 
