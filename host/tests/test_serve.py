@@ -158,6 +158,25 @@ def test_rber_figure_bands_are_wilson_intervals() -> None:
     assert lower.fill == "tonexty"
 
 
+def test_scheme_errors_per_scheme_and_condition() -> None:
+    base = {"scheme": "mcflash", "operation": "compute:and", "mode": "slc",
+            "retention_label": "fresh", "errors_1to0": 0}
+    rows = [
+        {**base, "pec": 1, "bits": 50_000, "errors_0to1": 4},
+        {**base, "pec": 1, "bits": 50_000, "errors_0to1": 6},
+        {**base, "pec": 3000, "bits": 100_000, "errors_0to1": 0},
+        {"operation": "rber", "pec": 1, "bits": 8, "errors_0to1": 8, "errors_1to0": 0},
+    ]
+    fresh, worn = figures.scheme_errors(rows).data
+    assert (fresh.name, list(fresh.x)) == ("P/E 1, fresh", ["mcflash and slc"])
+    assert list(fresh.y) == pytest.approx([10 / 100_000])
+    low, high = _wilson(10, 100_000)
+    assert list(fresh.error_y.array) == pytest.approx([high - 10 / 100_000])
+    assert list(fresh.error_y.arrayminus) == pytest.approx([10 / 100_000 - low])
+    assert list(worn.y) == pytest.approx([_wilson(0, 100_000)[1]])
+    assert list(worn.marker.symbol) == ["triangle-down"]
+
+
 def test_heatmap_places_each_block() -> None:
     fig = figures.wear_heatmap("ab", [{"block": 200, "pec": 7}, {"block": 3, "pec": 1}])
     z = fig.data[0].z

@@ -14,6 +14,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from nandlab.campaign.report import compute_by_condition
 from nandlab.dataset.summary import pooled_rber
 from nandlab.errors import UsageError
 
@@ -165,12 +166,42 @@ def energy(rows: Iterable[Row]) -> go.Figure:
     return fig if values else _no_data(fig, "energy")
 
 
+def scheme_errors(rows: Iterable[Row]) -> go.Figure:
+    """Bit error rate of in-flash operations per scheme, operation and cell mode, one
+    series per (P/E, retention), with 95 % intervals as error bars (pooled as the
+    campaign report's compute table pools them). A result with no error is a downward
+    triangle at its interval's upper bound."""
+    pooled = compute_by_condition(list(rows))
+    fig = _figure("In-flash computing: bit errors", "scheme / operation / mode",
+                  "bit error rate", log_y=True)
+    series: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for p in pooled:
+        series[f"P/E {p['pec']}, {p['retention']}"].append(p)
+    for i, (name, pts) in enumerate(series.items()):
+        ys = [p["rber"] if p["rber"] else p["rber_high"] for p in pts]
+        fig.add_trace(go.Scatter(
+            x=[f"{p['scheme']} {p['operation']} {p['mode']}" for p in pts],
+            y=ys,
+            mode="markers",
+            name=name,
+            marker={"symbol": ["circle" if p["rber"] else "triangle-down" for p in pts],
+                    "size": 10, "color": COLOURS[i % len(COLOURS)]},
+            error_y={"type": "data", "symmetric": False,
+                     "array": [p["rber_high"] - y for p, y in zip(pts, ys, strict=True)],
+                     "arrayminus": [y - p["rber_low"] for p, y in zip(pts, ys, strict=True)]},
+            customdata=[p["rber_text"] for p in pts],
+            hovertemplate="%{x}: %{customdata}<extra></extra>",
+        ))
+    return fig if pooled else _no_data(fig, "in-flash computing")
+
+
 RUN_FIGURES: dict[str, Callable[[Iterable[Row]], go.Figure]] = {
     "vth": vth,
     "rber-pec": rber_vs_pec,
     "rber-retention": rber_vs_retention,
     "latency": latency,
     "energy": energy,
+    "scheme-errors": scheme_errors,
 }
 
 
