@@ -76,7 +76,7 @@ class ArrayTarget(Target):
         if bad:
             raise RefusedOperation(
                 f"{what}: block {', '.join(map(str, bad))} carries the factory bad-block "
-                "marker; pass force=True to operate on it anyway"
+                "marker: refused unless forced (nandlab read / program / erase --force)"
             )
 
     def is_erased(self, block: int, page: int, *, slc: bool = False) -> bool:
@@ -119,7 +119,7 @@ class ArrayTarget(Target):
                 raise RefusedOperation(
                     f"program block {block} page {page}: the page is not erased (more than "
                     f"{BLANK_ZERO_FRACTION:.1%} of its bits read 0); erase the block first, or "
-                    "pass force=True to program over it (charge only adds)"
+                    "force it (nandlab program --force) to program over it (charge only adds)"
                 )
 
     # ------------------------------------------------------------------- read

@@ -99,7 +99,8 @@ class TestMode:
         if not allow_test_mode:
             raise RefusedOperation(
                 "test-mode operations drive the chip outside its datasheet (vendor test "
-                "commands, tuned ISPP, shortened sensing); pass allow_test_mode=True to use them"
+                "commands, tuned ISPP, shortened sensing): refused unless allowed (nandlab "
+                "--allow-test-mode; a campaign: 'allow_test_mode: true' at its top)"
             )
         chip.require("test_mode", "test-mode operations")
         self.chip = chip
@@ -324,7 +325,8 @@ class TestMode:
         if over and not allow_over_power:
             raise RefusedOperation(
                 f"MWS over {len(blocks)} blocks exceeds the profile's power budget of "
-                f"{mws.max_blocks} blocks at once; pass allow_over_power=True to override"
+                f"{mws.max_blocks} blocks at once: refused unless over-power is allowed "
+                "(allow_over_power)"
             )
         chip.refuse_bad(blocks, force, "MWS")
         body = seq.mws_sense(chip.sdr, mws, flags, addressed, chip.timeouts.read)
