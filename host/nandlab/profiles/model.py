@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from nandlab.profiles.coxpm_model import CoxPm
 from nandlab.profiles.search_model import Search
 
 CellType = Literal["slc", "mlc", "tlc"]
@@ -257,6 +258,7 @@ class Vendor(_Strict):
     esp: Esp | None = None
     sense_time: SenseTime | None = None
     search: Search | None = None
+    coxpm: CoxPm | None = None
 
 
 class Ispp(_Strict):

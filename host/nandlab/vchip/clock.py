@@ -27,6 +27,7 @@ class _OpRecord:
     done_ns: int
     fail: tuple[bool, ...]  # per plane
     cache: bool = False  # a cache operation: FAILC reports it once the next op is done
+    flags: int = 0  # vendor status bits of the result (CoX-PM's outcome in bits 3-4)
 
 
 class DieClock:
@@ -82,14 +83,17 @@ class DieClock:
         """When an array operation issued now starts (after any cache operation's array part)."""
         return max(self.now_ns, self.ardy_until)
 
-    def record(self, done_ns: int, fail: dict[int, bool], cache: bool = False) -> None:
-        """An operation that completes at `done_ns`, failed on the planes `fail` marks."""
+    def record(
+        self, done_ns: int, fail: dict[int, bool], cache: bool = False, flags: int = 0
+    ) -> None:
+        """An operation that completes at `done_ns`, failed on the planes `fail` marks; its
+        status shows the vendor bits `flags` once it is done, until the next one is."""
         fails = tuple(fail.get(p, False) for p in range(self._planes))
-        self._ops.append(_OpRecord(done_ns, fails, cache))
+        self._ops.append(_OpRecord(done_ns, fails, cache, flags))
 
-    def complete(self, end_ns: int, fail: dict[int, bool] | None = None) -> None:
+    def complete(self, end_ns: int, fail: dict[int, bool] | None = None, flags: int = 0) -> None:
         """An operation that holds R/B# low until `end_ns` and then passes (or fails per plane)."""
-        self.record(end_ns, fail or {})
+        self.record(end_ns, fail or {}, flags=flags)
         self.busy(end_ns)
 
     def status(self, t_ns: int, write_protect: bool, plane: int | None) -> int:
@@ -104,6 +108,8 @@ class DieClock:
         def failed(op: _OpRecord) -> bool:
             return op.fail[plane] if plane is not None else any(op.fail)
 
+        if done:
+            s |= done[-1].flags
         if done and failed(done[-1]):
             s |= Status.FAIL
         if len(done) > 1 and done[-2].cache and failed(done[-2]):

@@ -4,7 +4,7 @@
 data cycles like a die on the bus and hands each complete operation to the part
 that does it: `array_ops.ArrayOps` (read / program / erase and their cache,
 multi-plane, copyback and soft-bit forms), `testmode.TestModeEngine` (test-mode
-commands), `search.SearchEngine` (Search-in-Memory), `clock.DieClock` (virtual clock,
+commands), `vendor_cmds.VendorCommands` (Search-in-Memory, CoX-PM), `clock.DieClock` (clock,
 R/B#, status, power log), `features.FeatureRegisters`, `address.AddressMap` (with the
 sticky SLC / MLC mode) and `identity` (READ ID, parameter page, unique ID).
 
@@ -45,8 +45,8 @@ from nandlab.vchip.features import FEATURE_BYTES, FeatureRegisters
 from nandlab.vchip.latches import PageBuffer
 from nandlab.vchip.parts import DieParts
 from nandlab.vchip.power import Phase, PowerLog
-from nandlab.vchip.search import SearchEngine
 from nandlab.vchip.testmode import TestModeEngine
+from nandlab.vchip.vendor_cmds import VendorCommands
 
 PARAM_PAGE_BUSY_US = 25.0  # tR of READ PARAMETER PAGE / READ UNIQUE ID
 
@@ -110,7 +110,7 @@ class VirtualDie:
         self.power: PowerLog = parts.clock.power
         self._test = TestModeEngine(parts)
         self._ops = ArrayOps(parts, self._test)
-        self._search = SearchEngine(parts, self._ops)
+        self._search = VendorCommands(parts, self._ops)
         self._param_stream = identity.parameter_pages(
             profile, param_page_copies, corrupt_param_copies
         )
