@@ -74,6 +74,7 @@ VENDOR_CAPABILITIES = (
     "esp",
     "sense_time",
     "search",
+    "coxpm",
 )
 
 
