@@ -1,0 +1,28 @@
+/* Hardware abstraction of the board CPU: the CSR block (mailbox included), the
+ * shared RAM the host also reaches, and the sequencer's op program stream.
+ * hal_target.c implements it on the FPGA; hal_host.c over a simulated register
+ * file and a fake sequencer with a fake NAND die, for native tests. */
+#ifndef NANDLAB_HAL_H
+#define NANDLAB_HAL_H
+
+#include <stdint.h>
+
+uint32_t hal_reg_read(uint32_t offset);
+void hal_reg_write(uint32_t offset, uint32_t value);
+
+/* Shared RAM (words): the host writes op programs and loop descriptors there
+ * and reads the result ring from it. */
+uint32_t *hal_shared(void);
+uint32_t hal_shared_words(void);
+
+/* The sequencer's op program port (contract 1 words in) and result stream
+ * port (records out). */
+uint32_t hal_seq_tx_vacancy(void);
+void hal_seq_tx(uint32_t word);
+uint32_t hal_seq_rx_occupancy(void);
+uint32_t hal_seq_rx(void);
+
+/* Monotonic time in ns (the watchdog's clock). */
+uint64_t hal_time_ns(void);
+
+#endif

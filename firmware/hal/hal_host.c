@@ -1,0 +1,59 @@
+/* Host HAL: register file, shared RAM and clock for native tests; the fake
+ * sequencer and die are in fake_seq.c. */
+#include <stddef.h>
+
+#include "fake_seq.h"
+#include "hal.h"
+#include "hal_host.h"
+#include "nandlab_regs.h"
+
+static uint32_t regs[sizeof(nandlab_regs_t) / 4 + 1];
+static uint32_t shared[FAKE_SHARED_WORDS];
+static void (*cmd_hook)(void *);
+static void *cmd_hook_ctx;
+
+uint32_t *hal_host_regs(void) { return regs; }
+
+void hal_host_on_cmd_read(void (*hook)(void *ctx), void *ctx)
+{
+    cmd_hook = hook;
+    cmd_hook_ctx = ctx;
+}
+
+uint32_t hal_reg_read(uint32_t offset)
+{
+    if (offset == offsetof(nandlab_regs_t, MBX_CMD) && cmd_hook != NULL) {
+        cmd_hook(cmd_hook_ctx);
+    }
+    return regs[offset / 4];
+}
+
+void hal_reg_write(uint32_t offset, uint32_t value)
+{
+    if (offset == offsetof(nandlab_regs_t, CONTROL)) {
+        /* CONTROL's bits 1:0 are single pulses: they act and read back as 0. */
+        if (value & NANDLAB_REGS__CONTROL__SOFT_RESET_bm) {
+            fake_seq_soft_reset();
+        }
+        value &= ~(uint32_t)(NANDLAB_REGS__CONTROL__SOFT_RESET_bm |
+                             NANDLAB_REGS__CONTROL__CLEAR_COUNTERS_bm);
+    }
+    regs[offset / 4] = value;
+}
+
+uint32_t *hal_shared(void) { return shared; }
+
+uint32_t hal_shared_words(void) { return FAKE_SHARED_WORDS; }
+
+void hal_host_reset(const struct fake_cfg *cfg)
+{
+    for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {
+        regs[i] = 0;
+    }
+    for (size_t i = 0; i < FAKE_SHARED_WORDS; i++) {
+        shared[i] = 0;
+    }
+    regs[offsetof(nandlab_regs_t, ID) / 4] = NANDLAB_REGS__ID__MAGIC_reset;
+    cmd_hook = NULL;
+    fake_seq_reset(cfg);
+}

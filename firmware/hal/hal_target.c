@@ -1,0 +1,53 @@
+/* HAL of the board CPU (PicoRV32, rv32imc) in the FPGA design.
+ *
+ * Address map the SoC must provide (docs/firmware.md, "Missing on the FPGA
+ * side"): the CSR block the host also sees, a stream bridge to the
+ * sequencer's program / result ports, and a shared RAM the host reaches over
+ * its own AXI path. Only the CSR block exists in hw/rtl today. */
+#include <stddef.h>
+
+#include "hal.h"
+#include "nandlab_regs.h"
+
+#define CSR_BASE 0x40000000u
+#define SEQ_BASE 0x40001000u
+#define SEQ_TX_DATA 0x0u      /* write: push one program word */
+#define SEQ_TX_VACANCY 0x4u   /* read: words the program FIFO can take */
+#define SEQ_RX_DATA 0x8u      /* read: pop one result word */
+#define SEQ_RX_OCCUPANCY 0xCu /* read: result words waiting */
+#define SHARED_BASE 0x30000000u
+#define SHARED_WORDS 4096u
+
+static volatile uint32_t *mmio(uint32_t addr) { return (volatile uint32_t *)(uintptr_t)addr; }
+
+uint32_t hal_reg_read(uint32_t offset) { return *mmio(CSR_BASE + offset); }
+
+void hal_reg_write(uint32_t offset, uint32_t value) { *mmio(CSR_BASE + offset) = value; }
+
+uint32_t *hal_shared(void) { return (uint32_t *)(uintptr_t)SHARED_BASE; }
+
+uint32_t hal_shared_words(void) { return SHARED_WORDS; }
+
+uint32_t hal_seq_tx_vacancy(void) { return *mmio(SEQ_BASE + SEQ_TX_VACANCY); }
+
+void hal_seq_tx(uint32_t word) { *mmio(SEQ_BASE + SEQ_TX_DATA) = word; }
+
+uint32_t hal_seq_rx_occupancy(void) { return *mmio(SEQ_BASE + SEQ_RX_OCCUPANCY); }
+
+uint32_t hal_seq_rx(void) { return *mmio(SEQ_BASE + SEQ_RX_DATA); }
+
+/* CPU cycles (rdcycle) times the core clock period (CONFIG.CLK_PERIOD_PS);
+ * the 32-bit counter is widened here, so this must run at least once per
+ * counter wrap (about 34 s at 125 MHz): the job loop calls it on every pass. */
+uint64_t hal_time_ns(void)
+{
+    static uint32_t last;
+    static uint64_t ps;
+    uint32_t now;
+    __asm__ volatile("rdcycle %0" : "=r"(now));
+    uint32_t cfg = hal_reg_read(offsetof(nandlab_regs_t, CONFIG));
+    uint32_t period_ps = (cfg & NANDLAB_REGS__CONFIG__CLK_PERIOD_PS_bm) >> NANDLAB_REGS__CONFIG__CLK_PERIOD_PS_bp;
+    ps += (uint64_t)(now - last) * period_ps;
+    last = now;
+    return ps / 1000u;
+}

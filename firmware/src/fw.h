@@ -1,0 +1,77 @@
+/* nandlab firmware: the mailbox command server of the board CPU
+ * (docs/firmware.md). The numbers below are the mailbox protocol; the host's
+ * copy is host/nandlab/firmware/protocol.py, checked against this file by
+ * host/tests/test_firmware_mailbox.py. */
+#ifndef NANDLAB_FW_H
+#define NANDLAB_FW_H
+
+#include <stdint.h>
+
+#define FW_VERSION_MAJOR 0u
+#define FW_VERSION_MINOR 1u
+#define FW_PROTOCOL 1u
+
+/* MBX_CMD.CODE */
+enum fw_cmd {
+    FW_CMD_PING = 0x01,        /* result: the MBX_FW_VERSION word */
+    FW_CMD_SESSION = 0x02,     /* arg0: permit bits; result: permits held */
+    FW_CMD_RUN_PROGRAM = 0x03, /* arg0/1: program byte offset / words; arg2/3: ring byte offset / words */
+    FW_CMD_RUN_LOOP = 0x04,    /* arg0/1: descriptor byte offset / words; arg2/3: ring */
+    FW_CMD_ABORT = 0x05,       /* stops a running loop between two steps */
+    FW_CMD_END_SESSION = 0x06, /* drops every permit */
+};
+
+/* MBX_STATUS.STATE */
+enum fw_state { FW_IDLE = 0, FW_BUSY = 1, FW_DONE = 2, FW_ERROR = 3 };
+
+/* MBX_STATUS.ERROR; MBX_RESULT then holds the detail named here. */
+enum fw_error {
+    FW_OK = 0,
+    FW_ERR_BAD_CMD = 1,       /* unknown command code; detail: the code */
+    FW_ERR_BAD_ARG = 2,       /* buffer outside shared RAM or bad descriptor; detail: argument index */
+    FW_ERR_NOT_PERMITTED = 3, /* erase / program / test mode without permit; detail: instruction index */
+    FW_ERR_CHIP_TIMEOUT = 4,  /* R/B# never rose; the chip got a RESET; detail: loop step */
+    FW_ERR_SEQ_STUCK = 5,     /* watchdog: no END from the sequencer, which was reset; detail: loop step */
+    FW_ERR_SEQ_ERROR = 6,     /* the sequencer's ERROR record; detail: its code */
+    FW_ERR_RESULT_FULL = 7,   /* the host did not take results from the ring; detail: loop step */
+    FW_ERR_ABORTED = 8,       /* ABORT from the host; detail: steps done */
+    FW_ERR_BAD_PROGRAM = 9,   /* malformed op program; detail: word index */
+};
+
+/* SESSION permit bits */
+#define FW_PERMIT_ERASE 0x1u
+#define FW_PERMIT_PROGRAM 0x2u
+#define FW_PERMIT_TEST_MODE 0x4u
+#define FW_PERMIT_ALL 0x7u
+
+/* Loop descriptor words (RUN_LOOP) */
+enum fw_desc {
+    FW_D_KIND = 0,       /* FW_LOOP_* */
+    FW_D_TARGET = 1,     /* chip enable */
+    FW_D_ROW = 2,        /* row address of the block's first page */
+    FW_D_PAGES = 3,      /* pages written and checked per block (from the first) */
+    FW_D_PAGE_BYTES = 4, /* bytes per page written and compared */
+    FW_D_PATTERN = 5,    /* pattern word (contract 1) */
+    FW_D_SEED = 6,       /* PRBS seed */
+    FW_D_CHUNK = 7,      /* DOUT_CMP chunk bytes */
+    FW_D_COUNT = 8,      /* P/E cycles, or sweep steps */
+    FW_D_TIMEOUT_NS = 9, /* WAIT_RDY timeout of every busy phase */
+    FW_D_FEATURE = 10,   /* sweep: SET FEATURES address of the read offset */
+    FW_D_FIRST = 11,     /* sweep: first offset (signed 8 bits) */
+    FW_D_STEP = 12,      /* sweep: offset step (signed 8 bits) */
+    FW_D_WORDS = 13,
+};
+
+enum fw_loop { FW_LOOP_PE_CYCLE = 1, FW_LOOP_READ_SWEEP = 2 };
+
+/* Ring records of the loops: header = tag << 24 | words after the header. */
+#define FW_REC_PE 0xC0u    /* cycle, erase busy ns, program busy ns, status fails, err 0->1, err 1->0 */
+#define FW_REC_SWEEP 0xC1u /* offset (signed), read busy ns, err 0->1, err 1->0 */
+#define FW_REC_PE_WORDS 7u
+#define FW_REC_SWEEP_WORDS 5u
+
+void fw_init(void);
+/* One poll of the mailbox; a new command runs to completion inside it. */
+void fw_poll(void);
+
+#endif

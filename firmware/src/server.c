@@ -1,0 +1,164 @@
+/* Mailbox command server: one command at a time, answered in MBX_STATUS /
+ * MBX_RESULT; every path ends in DONE or ERROR, never a wait on the host. */
+#include <stddef.h>
+
+#include "fwint.h"
+#include "hal.h"
+#include "nandlab_regs.h"
+
+#define R(name) offsetof(nandlab_regs_t, name)
+#define FIELD(v, reg, f) (((v) & NANDLAB_REGS__##reg##__##f##_bm) >> NANDLAB_REGS__##reg##__##f##_bp)
+
+static uint32_t permits;
+static uint32_t heartbeat;
+static uint32_t last_seq; /* SEQ of the last command taken */
+
+static uint32_t version_word(void)
+{
+    return FW_VERSION_MINOR << NANDLAB_REGS__MBX_FW_VERSION__MINOR_bp |
+           FW_VERSION_MAJOR << NANDLAB_REGS__MBX_FW_VERSION__MAJOR_bp |
+           FW_PROTOCOL << NANDLAB_REGS__MBX_FW_VERSION__PROTOCOL_bp;
+}
+
+static void beat(void) { hal_reg_write(R(MBX_HEARTBEAT), ++heartbeat); }
+
+static void set_status(uint32_t state, uint32_t error)
+{
+    hal_reg_write(R(MBX_STATUS), state << NANDLAB_REGS__MBX_STATUS__STATE_bp |
+                                     last_seq << NANDLAB_REGS__MBX_STATUS__SEQ_bp |
+                                     error << NANDLAB_REGS__MBX_STATUS__ERROR_bp);
+}
+
+void fw_init(void)
+{
+    permits = 0;
+    heartbeat = 0;
+    /* A command left over from before this boot is not run: the host saw
+     * MBX_FW_VERSION at 0 and must post again. */
+    last_seq = FIELD(hal_reg_read(R(MBX_CMD)), MBX_CMD, SEQ);
+    hal_reg_write(R(MBX_RESULT), 0);
+    set_status(FW_IDLE, FW_OK);
+    hal_reg_write(R(MBX_FW_VERSION), version_word());
+    beat();
+}
+
+bool server_abort_requested(void)
+{
+    beat();
+    uint32_t cmd = hal_reg_read(R(MBX_CMD));
+    uint32_t seq = FIELD(cmd, MBX_CMD, SEQ);
+    if (seq != last_seq && FIELD(cmd, MBX_CMD, CODE) == FW_CMD_ABORT) {
+        last_seq = seq; /* the loop's end answers the ABORT */
+        return true;
+    }
+    return false;
+}
+
+/* A buffer the host named (byte offset, words) inside shared RAM, or NULL. */
+static uint32_t *shared_buf(uint32_t offset, uint32_t words)
+{
+    uint32_t total = hal_shared_words();
+    if (offset % 4 != 0 || words == 0 || offset / 4 > total || words > total - offset / 4) {
+        return NULL;
+    }
+    return hal_shared() + offset / 4;
+}
+
+static int run_program(const uint32_t *arg, uint32_t *result)
+{
+    struct ring ring;
+    struct seq_result res;
+    uint32_t *prog = shared_buf(arg[0], arg[1]);
+    uint32_t *rbuf = shared_buf(arg[2], arg[3]);
+    if (prog == NULL || rbuf == NULL) {
+        *result = prog == NULL ? 0 : 2;
+        return FW_ERR_BAD_ARG;
+    }
+    ring_open(&ring, rbuf, arg[3]);
+    int err = job_run(prog, arg[1], permits, &res, result);
+    if (err == FW_OK || err == FW_ERR_CHIP_TIMEOUT || err == FW_ERR_SEQ_ERROR) {
+        /* The host gets the stream, ERROR record included. */
+        if (res.words > 0 && !ring_put(&ring, job_stream(), res.words)) {
+            *result = res.words;
+            return FW_ERR_RESULT_FULL;
+        }
+        if (err == FW_OK) {
+            *result = res.words;
+        }
+    }
+    return err;
+}
+
+static int run_loop(const uint32_t *arg, uint32_t *result)
+{
+    struct ring ring;
+    uint32_t desc[FW_D_WORDS];
+    const uint32_t *src = shared_buf(arg[0], arg[1]);
+    uint32_t *rbuf = shared_buf(arg[2], arg[3]);
+    if (src == NULL || rbuf == NULL) {
+        *result = src == NULL ? 0 : 2;
+        return FW_ERR_BAD_ARG;
+    }
+    if (arg[1] != FW_D_WORDS) {
+        *result = 1;
+        return FW_ERR_BAD_ARG;
+    }
+    /* A private copy: the ring may share RAM with the descriptor. */
+    for (uint32_t i = 0; i < FW_D_WORDS; i++) {
+        desc[i] = src[i];
+    }
+    ring_open(&ring, rbuf, arg[3]);
+    return loop_run(desc, FW_D_WORDS, permits, &ring, result);
+}
+
+static int dispatch(uint32_t code, const uint32_t *arg, uint32_t *result)
+{
+    switch (code) {
+    case FW_CMD_PING:
+        *result = version_word();
+        return FW_OK;
+    case FW_CMD_SESSION:
+        if (arg[0] & ~FW_PERMIT_ALL) {
+            *result = 0;
+            return FW_ERR_BAD_ARG;
+        }
+        permits = arg[0];
+        *result = permits;
+        return FW_OK;
+    case FW_CMD_END_SESSION:
+        permits = 0;
+        *result = 0;
+        return FW_OK;
+    case FW_CMD_RUN_PROGRAM:
+        return run_program(arg, result);
+    case FW_CMD_RUN_LOOP:
+        return run_loop(arg, result);
+    case FW_CMD_ABORT:
+        /* Nothing runs between polls: an ABORT here finds no loop. */
+        *result = 0;
+        return FW_OK;
+    default:
+        *result = code;
+        return FW_ERR_BAD_CMD;
+    }
+}
+
+void fw_poll(void)
+{
+    beat();
+    uint32_t cmd = hal_reg_read(R(MBX_CMD));
+    uint32_t seq = FIELD(cmd, MBX_CMD, SEQ);
+    if (seq == last_seq) {
+        return;
+    }
+    last_seq = seq;
+    set_status(FW_BUSY, FW_OK);
+    uint32_t arg[4] = {
+        hal_reg_read(R(MBX_ARG0)), hal_reg_read(R(MBX_ARG1)),
+        hal_reg_read(R(MBX_ARG2)), hal_reg_read(R(MBX_ARG3)),
+    };
+    uint32_t result = 0;
+    int err = dispatch(FIELD(cmd, MBX_CMD, CODE), arg, &result);
+    hal_reg_write(R(MBX_RESULT), result);
+    set_status(err == FW_OK ? FW_DONE : FW_ERROR, (uint32_t)err);
+}

@@ -1,0 +1,255 @@
+/* The mailbox command server: answers, permits, watchdog, ring. */
+#include "fw_test.h"
+#include "fwint.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    t_boot(&T_CFG);
+    return 0;
+}
+
+/* Puts `p` in shared RAM and posts RUN_PROGRAM with the test ring. */
+static void run_prog(const struct prog *p)
+{
+    for (uint32_t i = 0; i < p->n; i++) {
+        t_shared(T_PROG_OFF)[i] = p->w[i];
+    }
+    t_post(FW_CMD_RUN_PROGRAM, T_PROG_OFF, p->n, T_RING_OFF, T_RING_WORDS);
+}
+
+static void test_boot_publishes_version_and_heartbeat(void **state)
+{
+    (void)state;
+    assert_int_equal(REG(MBX_FW_VERSION), FW_PROTOCOL << 16 | FW_VERSION_MAJOR << 8 | FW_VERSION_MINOR);
+    assert_int_equal(t_state(), FW_IDLE);
+    uint32_t beat = REG(MBX_HEARTBEAT);
+    fw_poll();
+    fw_poll();
+    assert_int_equal(REG(MBX_HEARTBEAT), beat + 2);
+    assert_int_equal(t_state(), FW_IDLE); /* no doorbell: nothing ran */
+}
+
+static void test_ping_answers_with_the_version(void **state)
+{
+    (void)state;
+    t_post(FW_CMD_PING, 0, 0, 0, 0);
+    assert_int_equal(t_state(), FW_DONE);
+    assert_int_equal(t_status_seq(), t_seq);
+    assert_int_equal(REG(MBX_RESULT), REG(MBX_FW_VERSION));
+}
+
+static void test_unknown_command_is_an_error_not_a_hang(void **state)
+{
+    (void)state;
+    t_post(0x7E, 0, 0, 0, 0);
+    assert_int_equal(t_state(), FW_ERROR);
+    assert_int_equal(t_error(), FW_ERR_BAD_CMD);
+    assert_int_equal(REG(MBX_RESULT), 0x7E);
+    assert_int_equal(t_status_seq(), t_seq);
+    /* the server still answers the next command */
+    t_post(FW_CMD_PING, 0, 0, 0, 0);
+    assert_int_equal(t_state(), FW_DONE);
+}
+
+static void test_a_command_runs_once_per_seq(void **state)
+{
+    (void)state;
+    struct prog p;
+    uint32_t buf[8];
+    t_post(FW_CMD_SESSION, FW_PERMIT_ERASE, 0, 0, 0);
+    prog_init(&p, buf, 8);
+    prog_ce(&p, 0);
+    prog_cmd(&p, 0x60);
+    prog_row_addr(&p, 4, false);
+    prog_cmd(&p, 0xD0);
+    prog_wait_rdy(&p, 10000000);
+    prog_end(&p);
+    run_prog(&p);
+    assert_int_equal(t_state(), FW_DONE);
+    fw_poll(); /* same SEQ still in MBX_CMD */
+    fw_poll();
+    assert_int_equal(hal_host_stats()->erases, 1);
+    assert_int_equal(hal_host_stats()->pe[1], 1);
+}
+
+static void test_session_rejects_unknown_permit_bits(void **state)
+{
+    (void)state;
+    t_post(FW_CMD_SESSION, 0x10, 0, 0, 0);
+    assert_int_equal(t_error(), FW_ERR_BAD_ARG);
+    t_post(FW_CMD_SESSION, FW_PERMIT_PROGRAM, 0, 0, 0);
+    assert_int_equal(t_state(), FW_DONE);
+    assert_int_equal(REG(MBX_RESULT), FW_PERMIT_PROGRAM);
+}
+
+static void erase_prog(struct prog *p, uint32_t *buf)
+{
+    prog_init(p, buf, 16);
+    prog_ce(p, 0);
+    prog_cmd(p, 0x60);
+    prog_row_addr(p, 0, false);
+    prog_cmd(p, 0xD0);
+    prog_wait_rdy(p, 10000000);
+    prog_cmd(p, 0x70);
+    prog_dout(p, 1);
+    prog_end(p);
+}
+
+static void test_erase_needs_the_session_permit(void **state)
+{
+    (void)state;
+    struct prog p;
+    uint32_t buf[16];
+    erase_prog(&p, buf);
+    run_prog(&p);
+    assert_int_equal(t_error(), FW_ERR_NOT_PERMITTED);
+    assert_int_equal(REG(MBX_RESULT), 1); /* word index of CMD 60h */
+    assert_int_equal(hal_host_stats()->cmd_count[0x60], 0); /* nothing reached the chip */
+    assert_int_equal(hal_host_stats()->programs_run, 0);
+
+    t_post(FW_CMD_SESSION, FW_PERMIT_ERASE, 0, 0, 0);
+    run_prog(&p);
+    assert_int_equal(t_state(), FW_DONE);
+    assert_int_equal(hal_host_stats()->erases, 1);
+    /* the stream in the ring: BUSY, DATA(status), END */
+    assert_int_equal(REG(MBX_RES_HEAD), REG(MBX_RESULT));
+    assert_int_equal(t_ring(0), 0x81000000u | 4u); /* BUSY of instruction 4 */
+    assert_int_equal(t_ring(1), FAKE_T_BERS_NS);
+    assert_int_equal(t_ring(2), 0x80000001u);
+    assert_int_equal(t_ring(3) & 0xFF, 0xE0); /* ready, pass */
+    assert_int_equal(t_ring(4) >> 24, NANDLAB_RES_END);
+
+    t_post(FW_CMD_END_SESSION, 0, 0, 0, 0);
+    run_prog(&p);
+    assert_int_equal(t_error(), FW_ERR_NOT_PERMITTED);
+    assert_int_equal(hal_host_stats()->erases, 1);
+}
+
+static void test_test_mode_commands_need_their_permit(void **state)
+{
+    (void)state;
+    struct prog p;
+    uint32_t buf[8];
+    prog_init(&p, buf, 8);
+    prog_ce(&p, 0);
+    prog_cmd(&p, 0x5C); /* not an ONFI command: a vendor test mode entry */
+    prog_end(&p);
+    t_post(FW_CMD_SESSION, FW_PERMIT_ERASE | FW_PERMIT_PROGRAM, 0, 0, 0);
+    run_prog(&p);
+    assert_int_equal(t_error(), FW_ERR_NOT_PERMITTED);
+    assert_int_equal(hal_host_stats()->cmd_count[0x5C], 0);
+    t_post(FW_CMD_SESSION, FW_PERMIT_TEST_MODE, 0, 0, 0);
+    run_prog(&p);
+    assert_int_equal(t_state(), FW_DONE);
+    assert_int_equal(hal_host_stats()->cmd_count[0x5C], 1);
+}
+
+static void test_buffers_outside_shared_ram_are_refused(void **state)
+{
+    (void)state;
+    uint32_t words = hal_shared_words();
+    t_post(FW_CMD_RUN_PROGRAM, words * 4, 1, T_RING_OFF, 16);
+    assert_int_equal(t_error(), FW_ERR_BAD_ARG);
+    assert_int_equal(REG(MBX_RESULT), 0);
+    t_post(FW_CMD_RUN_PROGRAM, 0, 1, T_RING_OFF, words); /* ring runs past the end */
+    assert_int_equal(t_error(), FW_ERR_BAD_ARG);
+    assert_int_equal(REG(MBX_RESULT), 2);
+    t_post(FW_CMD_RUN_PROGRAM, 2, 1, T_RING_OFF, 16); /* misaligned */
+    assert_int_equal(t_error(), FW_ERR_BAD_ARG);
+    t_post(FW_CMD_RUN_LOOP, 0, 3, T_RING_OFF, 16); /* short descriptor */
+    assert_int_equal(t_error(), FW_ERR_BAD_ARG);
+    assert_int_equal(REG(MBX_RESULT), 1);
+}
+
+static void test_malformed_program_is_refused(void **state)
+{
+    (void)state;
+    t_shared(T_PROG_OFF)[0] = 0x02000070;
+    t_shared(T_PROG_OFF)[1] = 0x06000001; /* no END */
+    t_post(FW_CMD_RUN_PROGRAM, T_PROG_OFF, 2, T_RING_OFF, T_RING_WORDS);
+    assert_int_equal(t_error(), FW_ERR_BAD_PROGRAM);
+    assert_int_equal(REG(MBX_RESULT), 2);
+    assert_int_equal(hal_host_stats()->programs_run, 0);
+}
+
+static void test_stuck_ready_busy_times_out_and_resets_the_chip(void **state)
+{
+    (void)state;
+    struct prog p;
+    uint32_t buf[16];
+    erase_prog(&p, buf);
+    t_post(FW_CMD_SESSION, FW_PERMIT_ERASE, 0, 0, 0);
+    hal_host_rb_stuck(true);
+    run_prog(&p);
+    assert_int_equal(t_error(), FW_ERR_CHIP_TIMEOUT);
+    assert_int_equal(REG(MBX_RESULT), NANDLAB_ERR_TIMEOUT);
+    /* the host still gets the sequencer's ERROR record */
+    assert_int_equal(t_ring(0), 0x85000000u | NANDLAB_ERR_TIMEOUT);
+    assert_int_equal(t_ring(1), 4); /* instruction index of the WAIT_RDY */
+    assert_int_equal(hal_host_stats()->resets, 1); /* recovery RESET FFh */
+    hal_host_rb_stuck(false);
+    run_prog(&p);
+    assert_int_equal(t_state(), FW_DONE);
+}
+
+static void test_hung_sequencer_trips_the_watchdog(void **state)
+{
+    (void)state;
+    struct prog p;
+    uint32_t buf[8];
+    prog_init(&p, buf, 8);
+    prog_ce(&p, 0);
+    prog_cmd(&p, 0x70);
+    prog_dout(&p, 1);
+    prog_end(&p);
+    hal_host_seq_hang(true);
+    uint64_t t0 = hal_time_ns();
+    run_prog(&p);
+    assert_int_equal(t_error(), FW_ERR_SEQ_STUCK);
+    assert_int_equal(hal_host_stats()->soft_resets, 1);
+    /* it gave up after its budget (1 ms margin + 1 byte), not at once, not never */
+    uint64_t waited = hal_time_ns() - t0;
+    assert_true(waited >= 1000000u && waited < 1200000u);
+    assert_int_equal(REG(CONTROL), 0); /* SOFT_RESET is a pulse */
+    hal_host_seq_hang(false);
+    run_prog(&p);
+    assert_int_equal(t_state(), FW_DONE);
+}
+
+static void test_stream_larger_than_the_ring_is_result_full(void **state)
+{
+    (void)state;
+    struct prog p;
+    uint32_t buf[8];
+    prog_init(&p, buf, 8);
+    prog_ce(&p, 0);
+    prog_cmd(&p, 0x70);
+    prog_dout(&p, 64);
+    prog_end(&p);
+    for (uint32_t i = 0; i < p.n; i++) {
+        t_shared(T_PROG_OFF)[i] = p.w[i];
+    }
+    t_post(FW_CMD_RUN_PROGRAM, T_PROG_OFF, p.n, T_RING_OFF, 8);
+    assert_int_equal(t_error(), FW_ERR_RESULT_FULL);
+    assert_int_equal(REG(MBX_RES_HEAD), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_boot_publishes_version_and_heartbeat, setup),
+        cmocka_unit_test_setup(test_ping_answers_with_the_version, setup),
+        cmocka_unit_test_setup(test_unknown_command_is_an_error_not_a_hang, setup),
+        cmocka_unit_test_setup(test_a_command_runs_once_per_seq, setup),
+        cmocka_unit_test_setup(test_session_rejects_unknown_permit_bits, setup),
+        cmocka_unit_test_setup(test_erase_needs_the_session_permit, setup),
+        cmocka_unit_test_setup(test_test_mode_commands_need_their_permit, setup),
+        cmocka_unit_test_setup(test_buffers_outside_shared_ram_are_refused, setup),
+        cmocka_unit_test_setup(test_malformed_program_is_refused, setup),
+        cmocka_unit_test_setup(test_stuck_ready_busy_times_out_and_resets_the_chip, setup),
+        cmocka_unit_test_setup(test_hung_sequencer_trips_the_watchdog, setup),
+        cmocka_unit_test_setup(test_stream_larger_than_the_ring_is_result_full, setup),
+    };
+    return cmocka_run_group_tests_name("server", tests, NULL, NULL);
+}
