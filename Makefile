@@ -13,7 +13,7 @@ STAMP_PY   := $(VENV)/.stamp-python
 STAMP_SYS  := $(VENV)/.stamp-system
 DEMO_OUT ?= runs
 
-.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated lint bench ldpc-fer regen clean fuzz screenshots
+.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated test-firmware lint bench ldpc-fer regen clean fuzz screenshots
 
 setup: $(STAMP_PY) $(STAMP_SYS)
 
@@ -33,13 +33,19 @@ $(STAMP_PY): $(STAMP_BASE)
 # System tools the suites use: gcc / g++ (C header, HLS C-simulation), iverilog,
 # verilator and yosys (RTL lint, simulation and synthesis checks), chromium (the
 # dashboard's browser test drives Debian's browser; Playwright downloads none).
-SYSTEM_TOOLS := gcc:gcc g++:g++ iverilog:iverilog verilator:verilator yosys:yosys chromium:chromium
+# gcc-riscv64-unknown-elf, picolibc and cmocka: the firmware cross-build and its native tests.
+# A tool is a command on PATH, or (starting with /) a file the package installs.
+SYSTEM_TOOLS := gcc:gcc g++:g++ iverilog:iverilog verilator:verilator yosys:yosys chromium:chromium \
+	riscv64-unknown-elf-gcc:gcc-riscv64-unknown-elf \
+	/usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs:picolibc-riscv64-unknown-elf \
+	/usr/include/cmocka.h:libcmocka-dev
 
 $(STAMP_SYS): Makefile
 	@mkdir -p $(VENV)
 	@need=""; \
 	for pair in $(SYSTEM_TOOLS); do \
-	  command -v $${pair%%:*} >/dev/null || need="$$need $${pair#*:}"; \
+	  t=$${pair%%:*}; \
+	  case $$t in /*) [ -e $$t ];; *) command -v $$t >/dev/null;; esac || need="$$need $${pair#*:}"; \
 	done; \
 	if [ -n "$$need" ]; then \
 	  echo "installing system packages:$$need"; \
@@ -50,11 +56,16 @@ $(STAMP_SYS): Makefile
 demo: $(STAMP_BASE)
 	$(BIN)/nandlab demo --out $(DEMO_OUT)
 
-test: setup lint test-generated test-host test-e2e test-rtl
+test: setup lint test-generated test-firmware test-host test-e2e test-rtl
 
 test-generated: setup
 	$(PY) -m nandlab.ops.codegen --check
 	$(PY) -m nandlab.hwgen --check
+
+# Board CPU firmware: the rv32imc cross-build with its size report (fails past
+# 64 KiB), the native cmocka tests, and the host build the Python mailbox tests load.
+test-firmware: setup
+	$(MAKE) -C firmware all test host-lib
 
 # Suites run on every core (pytest-xdist); a test file stays on one worker, so
 # module fixtures and an RTL bench's build folders are never shared between workers.
