@@ -289,29 +289,29 @@ def mws_kernel(
     it reads discharged if any conducting string discharges by strobe_us.
     """
     rows = drifted.shape[0]
-    groups = unsel_us.shape[0]
     n = drifted.shape[1]
     ref = np.float32(ref_mV)
     ks = np.float32(k_sel_us_mV)
     mod = np.float32(min_od_mV)
-    for i in range(n):
-        hit = False
-        for g in range(groups):
-            r_us = unsel_us[g, i]
-            on = True
-            for r in range(rows):
-                if row_group[r] != g:
-                    continue
-                eff = drifted[r, i] + rtn_scale[r] * np.float32(rtn_table[rtn_off[r] + i])
-                od = ref - eff
-                if od <= 0:
-                    on = False
-                    break
-                r_us += ks / max(od, mod)
-            if on and t_const_us + eval_scale * r_us <= strobe_us:
-                hit = True
-                break
-        out[i] = hit
+    # group by group, each a pass over the bitlines (vectorised): the string's resistance
+    # summed over its rows in row order, as one cell at a time would
+    acc = np.empty(n, dtype=np.float32)
+    on = np.empty(n, dtype=np.bool_)
+    out[:] = False
+    for g in range(unsel_us.shape[0]):
+        acc[:] = unsel_us[g]
+        on[:] = True
+        for r in range(rows):
+            if row_group[r] != g:
+                continue
+            off = rtn_off[r]
+            sc = rtn_scale[r]
+            for i in range(n):
+                od = ref - (drifted[r, i] + sc * np.float32(rtn_table[off + i]))
+                on[i] = on[i] and od > 0
+                acc[i] += ks / (od if od > mod else mod)
+        for i in range(n):
+            out[i] = out[i] or (on[i] and t_const_us + eval_scale * acc[i] <= strobe_us)
 
 
 @njit(cache=True, fastmath=_EXACT_DIVISION, error_model="numpy")
