@@ -10,9 +10,7 @@ void ring_open(struct ring *r, uint32_t *base, uint32_t words)
 {
     r->base = base;
     r->words = words;
-    r->head = 0;
-    hal_reg_write(offsetof(nandlab_regs_t, MBX_RES_TAIL), 0);
-    hal_reg_write(offsetof(nandlab_regs_t, MBX_RES_HEAD), 0);
+    r->head = 0; /* MBX_RES_HEAD / TAIL were zeroed before the job showed BUSY */
 }
 
 bool ring_put(struct ring *r, const uint32_t *w, uint32_t n)

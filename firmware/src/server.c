@@ -152,6 +152,10 @@ void fw_poll(void)
         return;
     }
     last_seq = seq;
+    /* The ring restarts before BUSY shows: a host that sees its SEQ never
+     * takes the last job's words. */
+    hal_reg_write(R(MBX_RES_HEAD), 0);
+    hal_reg_write(R(MBX_RES_TAIL), 0);
     set_status(FW_BUSY, FW_OK);
     uint32_t arg[4] = {
         hal_reg_read(R(MBX_ARG0)), hal_reg_read(R(MBX_ARG1)),

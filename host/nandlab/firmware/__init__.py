@@ -1,0 +1,33 @@
+"""The host's side of the board CPU's mailbox (firmware/, docs/firmware.md).
+
+- `protocol`: command codes, firmware error codes, permits, loop descriptors
+  and ring records, the numbers of firmware/src/fw.h.
+- `mailbox`: `Mailbox`, which posts commands through the generated register
+  map (`nandlab.regs`) and reads results back from the result ring.
+"""
+
+from nandlab.firmware.mailbox import Mailbox, RegisterIO, SharedRAM
+from nandlab.firmware.protocol import (
+    Command,
+    FirmwareError,
+    FirmwareRefused,
+    FwError,
+    LoopDescriptor,
+    LoopKind,
+    Permit,
+    State,
+)
+
+__all__ = [
+    "Command",
+    "FirmwareError",
+    "FirmwareRefused",
+    "FwError",
+    "LoopDescriptor",
+    "LoopKind",
+    "Mailbox",
+    "Permit",
+    "RegisterIO",
+    "SharedRAM",
+    "State",
+]

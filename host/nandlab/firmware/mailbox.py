@@ -1,0 +1,163 @@
+"""Posting commands to the board CPU's firmware through the mailbox registers.
+
+The register offsets and fields come from the generated map (`nandlab.regs`),
+so the host and the firmware (firmware/include/nandlab_regs.h) read one
+SystemRDL source. A command is: argument words, then MBX_CMD with a new SEQ
+(the doorbell); the firmware answers in MBX_STATUS (same SEQ, DONE or ERROR)
+and MBX_RESULT. Jobs stream words into a result ring in shared RAM; the host
+moves MBX_RES_TAIL past what it has taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from nandlab.errors import TransportError
+from nandlab.firmware.protocol import (
+    Command,
+    FirmwareError,
+    FirmwareRefused,
+    FwError,
+    LoopDescriptor,
+    Permit,
+    State,
+    decode_rows,
+)
+from nandlab.regs import REG
+
+
+class RegisterIO(Protocol):
+    """32-bit access to the CSR block (XDMA user BAR, a simulator...)."""
+
+    def read32(self, offset: int) -> int: ...
+
+    def write32(self, offset: int, value: int) -> None: ...
+
+
+class SharedRAM(Protocol):
+    """Word access to the RAM the host shares with the board CPU (byte offsets)."""
+
+    def read_words(self, offset: int, n: int) -> list[int]: ...
+
+    def write_words(self, offset: int, words: Sequence[int]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where jobs go in shared RAM (byte offsets; the ring in words)."""
+
+    program: int = 0
+    descriptor: int = 0x1000
+    ring: int = 0x2000
+    ring_words: int = 2048
+
+
+class Mailbox:
+    """One host's conversation with the firmware.
+
+    `wait` is called between two polls of MBX_STATUS (a sleep on a board, a
+    step of the simulated CPU in tests); after `max_polls` polls without an
+    answer, or with MBX_HEARTBEAT standing still, the command fails with
+    TransportError instead of hanging.
+    """
+
+    def __init__(self, regs: RegisterIO, ram: SharedRAM, wait: Callable[[], None],
+                 layout: Layout = Layout(), max_polls: int = 100_000) -> None:
+        self.regs, self.ram, self.wait, self.layout = regs, ram, wait, layout
+        self.max_polls = max_polls
+        self._seq = REG["MBX_CMD"].field("SEQ").get(regs.read32(REG["MBX_CMD"].offset))
+        self._taken = 0
+
+    def _read(self, reg: str, field: str | None = None) -> int:
+        word = self.regs.read32(REG[reg].offset)
+        return REG[reg].fields[0].get(word) if field is None else REG[reg].field(field).get(word)
+
+    def version(self) -> tuple[int, int, int] | None:
+        """(protocol, major, minor) of the running firmware; None when none runs."""
+        word = self.regs.read32(REG["MBX_FW_VERSION"].offset)
+        if word == 0:
+            return None
+        reg = REG["MBX_FW_VERSION"]
+        field = reg.field
+        return field("PROTOCOL").get(word), field("MAJOR").get(word), field("MINOR").get(word)
+
+    def command(self, code: Command | int, args: Sequence[int] = (),
+                on_poll: Callable[[], None] | None = None) -> int:
+        """Post `code` with up to 4 argument words; returns MBX_RESULT.
+
+        Raises FirmwareRefused (NOT_PERMITTED), FirmwareError (any other error
+        code) or TransportError (no answer)."""
+        if len(args) > 4:
+            raise ValueError(f"a command takes at most 4 argument words, got {len(args)}")
+        for i, value in enumerate([*args, 0, 0, 0, 0][:4]):
+            self.regs.write32(REG[f"MBX_ARG{i}"].offset, value)
+        self._seq = (self._seq + 1) & 0xFF
+        cmd = REG["MBX_CMD"]
+        word = cmd.field("SEQ").put(cmd.field("CODE").put(0, int(code)), self._seq)
+        self.regs.write32(cmd.offset, word)
+        self._taken = 0
+        beat = self._read("MBX_HEARTBEAT")
+        for _ in range(self.max_polls):
+            status = self.regs.read32(REG["MBX_STATUS"].offset)
+            st = REG["MBX_STATUS"]
+            # Until the status carries our SEQ it (and the ring) belong to the last command.
+            ours = st.field("SEQ").get(status) == self._seq
+            if ours and st.field("STATE").get(status) in (State.DONE, State.ERROR):
+                result = self._read("MBX_RESULT")
+                if st.field("STATE").get(status) == State.DONE:
+                    return result
+                error = FwError(st.field("ERROR").get(status))
+                known = Command(code) if code in Command._value2member_map_ else int(code)
+                kind = FirmwareRefused if error == FwError.NOT_PERMITTED else FirmwareError
+                raise kind(error, result, known)
+            if ours and on_poll is not None:
+                on_poll()
+            self.wait()
+        now = self._read("MBX_HEARTBEAT")
+        raise TransportError(
+            f"firmware gave no answer to command 0x{int(code):02X} after {self.max_polls} polls "
+            f"(heartbeat {'standing still: the CPU is hung' if now == beat else 'running'})")
+
+    def session(self, permits: Permit) -> None:
+        """Allow erase / program / test mode until `end_session`."""
+        self.command(Command.SESSION, [int(permits)])
+
+    def end_session(self) -> None:
+        self.command(Command.END_SESSION)
+
+    def take(self) -> list[int]:
+        """The ring words the firmware has written since the last take (moves MBX_RES_TAIL)."""
+        head = self._read("MBX_RES_HEAD")
+        n = (head - self._taken) & 0xFFFFFFFF
+        size = self.layout.ring_words
+        words: list[int] = []
+        for k in range(n):
+            index = (self._taken + k) % size
+            words += self.ram.read_words(self.layout.ring + 4 * index, 1)
+        self._taken = head
+        self.regs.write32(REG["MBX_RES_TAIL"].offset, head)
+        return words
+
+    def run_program(self, program: bytes) -> list[int]:
+        """Run an encoded op program (`nandlab.ops.Program.encode()`); its result stream words."""
+        words = [int.from_bytes(program[i:i + 4], "little") for i in range(0, len(program), 4)]
+        self.ram.write_words(self.layout.program, words)
+        taken: list[int] = []
+        try:
+            self.command(Command.RUN_PROGRAM, [self.layout.program, len(words), self.layout.ring,
+                                               self.layout.ring_words])
+        finally:
+            taken += self.take()
+        return taken
+
+    def run_loop(self, descriptor: LoopDescriptor) -> list[dict[str, Any]]:
+        """Run an on-board loop; its rows, taken from the ring while it runs."""
+        self.ram.write_words(self.layout.descriptor, descriptor.words())
+        words: list[int] = []
+        self.command(Command.RUN_LOOP, [self.layout.descriptor, len(descriptor.words()),
+                                        self.layout.ring, self.layout.ring_words],
+                     on_poll=lambda: words.extend(self.take()))
+        words += self.take()
+        return decode_rows(words)

@@ -1,0 +1,131 @@
+"""Mailbox protocol numbers (firmware/src/fw.h; a test checks both agree)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum, IntFlag
+from typing import Any
+
+from nandlab.errors import NandlabError, RefusedOperation
+from nandlab.ops import Pattern
+
+
+class Command(IntEnum):
+    """MBX_CMD.CODE."""
+
+    PING = 0x01
+    SESSION = 0x02
+    RUN_PROGRAM = 0x03
+    RUN_LOOP = 0x04
+    ABORT = 0x05
+    END_SESSION = 0x06
+
+
+class State(IntEnum):
+    """MBX_STATUS.STATE."""
+
+    IDLE = 0
+    BUSY = 1
+    DONE = 2
+    ERROR = 3
+
+
+class FwError(IntEnum):
+    """MBX_STATUS.ERROR; what MBX_RESULT then holds is in docs/firmware.md."""
+
+    OK = 0
+    BAD_CMD = 1
+    BAD_ARG = 2
+    NOT_PERMITTED = 3
+    CHIP_TIMEOUT = 4
+    SEQ_STUCK = 5
+    SEQ_ERROR = 6
+    RESULT_FULL = 7
+    ABORTED = 8
+    BAD_PROGRAM = 9
+
+
+class Permit(IntFlag):
+    """SESSION permit bits."""
+
+    ERASE = 0x1
+    PROGRAM = 0x2
+    TEST_MODE = 0x4
+
+
+class LoopKind(IntEnum):
+    """Descriptor word KIND."""
+
+    PE_CYCLE = 1
+    READ_SWEEP = 2
+
+
+REC_PE = 0xC0
+"""Ring record of one P/E cycle: cycle, erase_ns, program_ns, status_fails, err_0to1, err_1to0."""
+REC_SWEEP = 0xC1
+"""Ring record of one sweep step: offset, read_ns, err_0to1, err_1to0."""
+REC_FIELDS = {
+    REC_PE: ("cycle", "erase_ns", "program_ns", "status_fails", "err_0to1", "err_1to0"),
+    REC_SWEEP: ("offset", "read_ns", "err_0to1", "err_1to0"),
+}
+DESCRIPTOR_WORDS = 13
+
+
+class FirmwareError(NandlabError):
+    """The firmware answered a command with an error code."""
+
+    def __init__(self, error: FwError, detail: int, command: Command | int) -> None:
+        self.error = error
+        self.detail = detail
+        self.command = command
+        name = command.name if isinstance(command, Command) else f"0x{command:02X}"
+        super().__init__(f"firmware refused or failed {name}: {error.name} (detail {detail})")
+
+
+class FirmwareRefused(FirmwareError, RefusedOperation):
+    """NOT_PERMITTED: the session lacks the erase / program / test-mode permit."""
+
+
+@dataclass(frozen=True)
+class LoopDescriptor:
+    """What RUN_LOOP runs: `count` P/E cycles of one block, or `count` read-offset
+    steps (`first`, `first + step`, ...; signed 8-bit offsets) over its first `pages`."""
+
+    kind: LoopKind
+    row: int
+    pages: int
+    page_bytes: int
+    pattern: Pattern
+    count: int
+    timeout_ns: int
+    target: int = 0
+    seed: int = 0
+    chunk: int = 512
+    feature: int = 0
+    first: int = 0
+    step: int = 1
+
+    def words(self) -> list[int]:
+        """The descriptor as RUN_LOOP reads it from shared RAM."""
+        return [
+            int(self.kind), self.target, self.row, self.pages, self.page_bytes,
+            self.pattern.word, self.seed, self.chunk, self.count, self.timeout_ns,
+            self.feature, self.first & 0xFF, self.step & 0xFF,
+        ]
+
+
+def decode_rows(words: list[int]) -> list[dict[str, Any]]:
+    """The loop records of a result ring's words, as rows."""
+    rows: list[dict[str, Any]] = []
+    i = 0
+    while i < len(words):
+        tag, n = words[i] >> 24, words[i] & 0xFFFFFF
+        fields = REC_FIELDS.get(tag)
+        if fields is None or n != len(fields) or i + 1 + n > len(words):
+            raise NandlabError(f"result ring word {i}: not a loop record (0x{words[i]:08X})")
+        row = dict(zip(fields, words[i + 1:i + 1 + n], strict=True))
+        if tag == REC_SWEEP:
+            row["offset"] = row["offset"] - (1 << 32) if row["offset"] >> 31 else row["offset"]
+        rows.append(row)
+        i += 1 + n
+    return rows

@@ -1,0 +1,214 @@
+"""The host's mailbox client (nandlab.firmware) against the native firmware build.
+
+The firmware's C sources over its host HAL (fake sequencer and die, firmware/hal)
+are built as a shared library; Python plays the host on its register file and
+shared RAM. The die's read errors come from the library's own model
+(hal_host_flips), the encodings from nandlab.ops (contract 1).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import subprocess
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from nandlab.errors import RefusedOperation, TransportError
+from nandlab.firmware import (
+    Command,
+    FirmwareError,
+    FwError,
+    LoopDescriptor,
+    LoopKind,
+    Mailbox,
+    Permit,
+)
+from nandlab.firmware.protocol import DESCRIPTOR_WORDS, REC_PE, REC_SWEEP
+from nandlab.ops import Pattern, Program, decode_results, pattern_bytes
+from nandlab.regs import REG
+
+FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
+PAGES, PAGE_BYTES, BLOCK = 4, 256, 2
+
+
+class FakeCfg(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_uint32) for name in ("blocks", "pages", "page_bytes",
+                                                      "flips_per_kpe")] + [
+        ("best_offset", ctypes.c_int32), ("flips_per_step", ctypes.c_uint32),
+        ("endurance", ctypes.c_uint32), ("offset_feature", ctypes.c_uint32)]
+
+
+class FakeStats(ctypes.Structure):
+    _fields_ = [
+        ("erases", ctypes.c_uint32), ("programs", ctypes.c_uint32), ("reads", ctypes.c_uint32),
+        ("resets", ctypes.c_uint32), ("soft_resets", ctypes.c_uint32),
+        ("set_features", ctypes.c_uint32), ("programs_run", ctypes.c_uint32),
+        ("cmd_count", ctypes.c_uint32 * 256), ("pe", ctypes.c_uint32 * 16),
+        ("offset", ctypes.c_int32),
+    ]
+
+
+class NativeBoard:
+    """The native firmware library as a board: registers, shared RAM, one CPU step."""
+
+    def __init__(self, lib: ctypes.CDLL) -> None:
+        self.lib = lib
+        lib.hal_host_regs.restype = ctypes.POINTER(ctypes.c_uint32)
+        lib.hal_shared.restype = ctypes.POINTER(ctypes.c_uint32)
+        lib.hal_host_stats.restype = ctypes.POINTER(FakeStats)
+        lib.hal_host_flips.restype = ctypes.c_uint32
+        lib.hal_host_flips.argtypes = [ctypes.c_uint32, ctypes.c_int32]
+        self.regs = lib.hal_host_regs()
+        self.shared = lib.hal_shared()
+
+    def boot(self, cfg: FakeCfg) -> None:
+        self.lib.hal_host_reset(ctypes.byref(cfg))
+        self.lib.fw_init()
+
+    def read32(self, offset: int) -> int:
+        return int(self.regs[offset // 4])
+
+    def write32(self, offset: int, value: int) -> None:
+        self.regs[offset // 4] = value
+
+    def read_words(self, offset: int, n: int) -> list[int]:
+        return [int(self.shared[offset // 4 + i]) for i in range(n)]
+
+    def write_words(self, offset: int, words: Sequence[int]) -> None:
+        for i, w in enumerate(words):
+            self.shared[offset // 4 + i] = w
+
+    def step(self) -> None:
+        self.lib.fw_poll()
+
+    @property
+    def stats(self) -> FakeStats:
+        return self.lib.hal_host_stats().contents
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory: pytest.TempPathFactory) -> NativeBoard:
+    build = tmp_path_factory.mktemp("fw-build")
+    subprocess.run(["make", "-s", "-C", str(FIRMWARE), "host-lib", f"BUILD={build}"],
+                   check=True, capture_output=True)
+    return NativeBoard(ctypes.CDLL(str(build / "host" / "libnandlab_fw.so")))
+
+
+def _cfg(flips_per_kpe: int = 4000, best_offset: int = 3) -> FakeCfg:
+    return FakeCfg(blocks=8, pages=PAGES, page_bytes=PAGE_BYTES, flips_per_kpe=flips_per_kpe,
+                   best_offset=best_offset, flips_per_step=4, endurance=10**6,
+                   offset_feature=0x89)
+
+
+@pytest.fixture
+def board(native: NativeBoard) -> Iterator[NativeBoard]:
+    native.boot(_cfg())
+    yield native
+
+
+def _mailbox(board: NativeBoard) -> Mailbox:
+    return Mailbox(board, board, board.step)
+
+
+def test_protocol_numbers_match_the_firmware_header() -> None:
+    text = (FIRMWARE / "src" / "fw.h").read_text()
+
+    def c_values(prefix: str) -> dict[str, int]:
+        found = re.findall(rf"\b{prefix}(\w+)\s*=?\s*(0x[0-9A-Fa-f]+|\d+)u?\b", text)
+        return {name: int(value, 0) for name, value in found}
+
+    assert c_values("FW_CMD_") == {c.name: c.value for c in Command}
+    errors = c_values("FW_ERR_")
+    assert errors == {e.name: e.value for e in FwError if e != FwError.OK}
+    permits = c_values("FW_PERMIT_")
+    assert permits.pop("ALL") == int(Permit.ERASE | Permit.PROGRAM | Permit.TEST_MODE)
+    assert permits == {p.name: p.value for p in Permit}
+    assert c_values("FW_LOOP_") == {k.name: k.value for k in LoopKind}
+    assert c_values("FW_REC_")["PE"] == REC_PE and c_values("FW_REC_")["SWEEP"] == REC_SWEEP
+    assert c_values("FW_D_")["WORDS"] == DESCRIPTOR_WORDS
+
+
+def test_version_and_ping(board: NativeBoard) -> None:
+    mb = _mailbox(board)
+    protocol, major, minor = mb.version() or (0, 0, 0)
+    assert protocol == 1
+    assert mb.command(Command.PING) == board.read32(REG["MBX_FW_VERSION"].offset)
+    assert mb.command(Command.PING) == protocol << 16 | major << 8 | minor
+
+
+def test_unknown_command_is_a_named_error(board: NativeBoard) -> None:
+    mb = _mailbox(board)
+    with pytest.raises(FirmwareError, match="BAD_CMD") as info:
+        mb.command(0x55)
+    assert info.value.error == FwError.BAD_CMD and info.value.detail == 0x55
+    assert mb.command(Command.PING) > 0  # still serving
+
+
+def test_erase_without_a_permit_is_refused(board: NativeBoard) -> None:
+    mb = _mailbox(board)
+    erase = Program().ce(0).cmd(0x60).addr(bytes([BLOCK * PAGES, 0, 0])).cmd(0xD0) \
+        .wait_rdy(10_000_000)
+    with pytest.raises(RefusedOperation, match="NOT_PERMITTED"):
+        mb.run_program(erase.encode())
+    assert board.stats.cmd_count[0x60] == 0 and board.stats.erases == 0
+    mb.session(Permit.ERASE)
+    results = decode_results(bytes(b for w in mb.run_program(erase.encode())
+                                   for b in w.to_bytes(4, "little")))
+    assert results.busy_ns == [3_000_000]
+    assert board.stats.pe[BLOCK] == 1
+
+
+def test_program_stream_decodes_as_contract_1(native: NativeBoard) -> None:
+    """DIN_PAT through the fake pattern generator, read back with DOUT: the bytes
+    nandlab.ops.pattern_bytes gives (no read errors at 0 P/E and the best offset)."""
+    native.boot(_cfg(flips_per_kpe=0, best_offset=0))
+    mb = _mailbox(native)
+    mb.session(Permit.ERASE | Permit.PROGRAM)
+    row = bytes([BLOCK * PAGES + 1, 0, 0])
+    prog = (Program().ce(0).cmd(0x60).addr(row).cmd(0xD0).wait_rdy(10_000_000)
+            .cmd(0x80).addr(b"\0\0" + row).din_pattern(PAGE_BYTES, Pattern.prbs(), 1234)
+            .cmd(0x10).wait_rdy(10_000_000)
+            .cmd(0x00).addr(b"\0\0" + row).cmd(0x30).wait_rdy(1_000_000).dout(PAGE_BYTES))
+    words = mb.run_program(prog.encode())
+    results = decode_results(b"".join(w.to_bytes(4, "little") for w in words))
+    assert results.data == [pattern_bytes(Pattern.prbs(), 1234, PAGE_BYTES)]
+    assert results.busy_ns == [3_000_000, 600_000, 50_000]
+
+
+def _descriptor(kind: LoopKind, count: int, **kw: int) -> LoopDescriptor:
+    return LoopDescriptor(kind=kind, row=BLOCK * PAGES, pages=PAGES, page_bytes=PAGE_BYTES,
+                          pattern=Pattern.prbs(), seed=77, chunk=64, count=count,
+                          timeout_ns=10_000_000, feature=0x89, **kw)
+
+
+def test_pe_loop_rows(board: NativeBoard) -> None:
+    mb = _mailbox(board)
+    mb.session(Permit.ERASE | Permit.PROGRAM)
+    rows = mb.run_loop(_descriptor(LoopKind.PE_CYCLE, 6))
+    assert [r["cycle"] for r in rows] == list(range(6))
+    assert [r["err_0to1"] + r["err_1to0"] for r in rows] == \
+        [PAGES * board.lib.hal_host_flips(c + 1, 0) for c in range(6)]
+    assert all(r["erase_ns"] == 3_000_000 and r["program_ns"] == PAGES * 600_000
+               and r["status_fails"] == 0 for r in rows)
+    assert board.stats.pe[BLOCK] == 6
+
+
+def test_sweep_loop_rows(board: NativeBoard) -> None:
+    mb = _mailbox(board)
+    mb.session(Permit.ERASE | Permit.PROGRAM)
+    mb.run_loop(_descriptor(LoopKind.PE_CYCLE, 1))
+    rows = mb.run_loop(_descriptor(LoopKind.READ_SWEEP, 9, first=-2, step=1))
+    assert [r["offset"] for r in rows] == list(range(-2, 7))
+    errors = {r["offset"]: r["err_0to1"] + r["err_1to0"] for r in rows}
+    assert errors == {o: PAGES * board.lib.hal_host_flips(1, o) for o in range(-2, 7)}
+    assert min(errors, key=errors.__getitem__) == 3
+    assert board.stats.offset == 0
+
+
+def test_firmware_that_never_answers_is_a_transport_error(board: NativeBoard) -> None:
+    mb = Mailbox(board, board, wait=lambda: None, max_polls=50)  # the CPU never runs
+    with pytest.raises(TransportError, match="heartbeat standing still"):
+        mb.command(Command.PING)
