@@ -154,9 +154,10 @@ def test_dashboard_in_browser(
 
         # plots: drawn by plotly.js from the server's figure JSON
         page.click("button[data-figure='rber-pec']")
-        expect(page.locator("#plot .main-svg").first).to_be_visible()
-        legend = page.locator("#plot .legendtext").all_text_contents()
-        assert {"fresh LSB", "fresh MSB", "1y@30C LSB", "1y@30C MSB"} <= set(legend)
+        for name in ("fresh LSB", "fresh MSB", "1y@30C LSB", "1y@30C MSB"):
+            # waits for plotly.js to draw the legend, which may come a frame after the axes
+            expect(page.locator("#plot .legendtext", has_text=re.compile(f"^{name}$"))) \
+                .to_have_count(1)
         page.screenshot(path=str(shots / "run-rber.png"), full_page=True)
         page.click("button[data-figure='vth']")
         expect(page.locator("#plot .legendtext").first).to_contain_text("P/E 1, fresh")
