@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import fcntl
 import importlib.util
+import logging
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
+
+logger = logging.getLogger(__name__)
 
 SIMULATORS = ("verilator", "icarus")
 REPO = Path(__file__).resolve().parents[3]
@@ -139,8 +143,34 @@ def build(
     # bench) build the same folder one at a time; the second finds the build up to date.
     with open(folder.parent / f"{folder.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp = folder.parent / f"{folder.name}.seconds"
+        stale = _stale(folder, stamp, modules)
+        if stale:
+            # the first build takes minutes: say so before the wait, with the last time
+            last = stamp.read_text().strip() if stamp.is_file() else None
+            logger.info(
+                "building the RTL simulation of %s with %s in %s (%s)",
+                toplevel,
+                sim,
+                folder,
+                f"the last build took {last} s" if last else "a first build takes minutes",
+            )
+        t0 = time.monotonic()
         _build_locked(runner, toplevel, sim, parameters, modules, folder)
+        if stale:
+            took = time.monotonic() - t0
+            stamp.write_text(f"{took:.0f}\n")
+            logger.info("built in %.0f s; kept in %s for the next run", took, folder)
     return folder
+
+
+def _stale(folder: Path, stamp: Path, modules: list[str] | None) -> bool:
+    """The build will compile: never built here, or a source newer than the last build."""
+    if not stamp.is_file() or not folder.is_dir():
+        return True
+    built = stamp.stat().st_mtime
+    sources = [*rtl_sources(modules), *(RTL_DIR / "include").glob("*.svh")]
+    return any(s.stat().st_mtime > built for s in sources)
 
 
 def _headers_newer(folder: Path) -> bool:
