@@ -15,6 +15,7 @@ from nandlab.bench import Bench
 from nandlab.campaign.steps import (
     bake,
     compute,
+    cox_pm,
     cycle,
     disturb,
     erase,
@@ -58,6 +59,8 @@ STEPS: dict[str, StepKind[Any]] = {
         mws.OPS_STEP,
         sim_search.STORE_STEP,
         sim_search.STEP,
+        cox_pm.STORE_STEP,
+        cox_pm.STEP,
         wait.STEP,
         temperature.STEP,
     )
