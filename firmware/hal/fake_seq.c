@@ -332,18 +332,20 @@ static void execute(void)
 
 uint32_t hal_seq_tx_vacancy(void) { return TX_WORDS - tx_n; }
 
-void hal_seq_tx(uint32_t word)
+void hal_seq_tx(uint32_t word, bool last)
 {
     if (tx_n < TX_WORDS) {
         tx[tx_n++] = word;
     }
-    /* The sequencer starts once the program's END instruction is in. */
-    uint32_t i = 0;
-    while (i < tx_n) {
+    if (!last) {
+        return;
+    }
+    /* The sequencer checks the program up to its tlast word, then runs it. */
+    for (uint32_t i = 0; i < tx_n;) {
         uint32_t w = instr_words(tx[i]);
-        if (w == 0) {
+        if (w == 0 || i + w > tx_n) {
             if (!hang) {
-                fail(NANDLAB_ERR_BAD_OPCODE, i);
+                fail(w == 0 ? NANDLAB_ERR_BAD_OPCODE : NANDLAB_ERR_TRUNCATED, i);
                 out_rec(NANDLAB_RES_END, 0);
                 out(0);
                 out(0);
@@ -351,18 +353,12 @@ void hal_seq_tx(uint32_t word)
             tx_n = 0;
             return;
         }
-        if (i + w > tx_n) {
-            return;
-        }
-        if (tx[i] >> 24 == NANDLAB_OP_END) {
-            if (hang) {
-                tx_n = 0;
-            } else {
-                execute();
-            }
-            return;
-        }
         i += w;
+    }
+    if (hang) {
+        tx_n = 0;
+    } else {
+        execute();
     }
 }
 

@@ -5,6 +5,7 @@
 #ifndef NANDLAB_HAL_H
 #define NANDLAB_HAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 uint32_t hal_reg_read(uint32_t offset);
@@ -15,10 +16,10 @@ void hal_reg_write(uint32_t offset, uint32_t value);
 uint32_t *hal_shared(void);
 uint32_t hal_shared_words(void);
 
-/* The sequencer's op program port (contract 1 words in) and result stream
- * port (records out). */
+/* The sequencer's op program port (contract 1 words in; `last` marks the END
+ * word, AXI-Stream tlast) and result stream port (records out). */
 uint32_t hal_seq_tx_vacancy(void);
-void hal_seq_tx(uint32_t word);
+void hal_seq_tx(uint32_t word, bool last);
 uint32_t hal_seq_rx_occupancy(void);
 uint32_t hal_seq_rx(void);
 

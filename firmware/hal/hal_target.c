@@ -15,6 +15,7 @@
 #define SEQ_TX_VACANCY 0x4u   /* read: words the program FIFO can take */
 #define SEQ_RX_DATA 0x8u      /* read: pop one result word */
 #define SEQ_RX_OCCUPANCY 0xCu /* read: result words waiting */
+#define SEQ_TX_LAST 0x10u     /* write: push the program's last word (tlast) */
 #define SHARED_BASE 0x30000000u
 #define SHARED_WORDS 4096u
 
@@ -30,7 +31,10 @@ uint32_t hal_shared_words(void) { return SHARED_WORDS; }
 
 uint32_t hal_seq_tx_vacancy(void) { return *mmio(SEQ_BASE + SEQ_TX_VACANCY); }
 
-void hal_seq_tx(uint32_t word) { *mmio(SEQ_BASE + SEQ_TX_DATA) = word; }
+void hal_seq_tx(uint32_t word, bool last)
+{
+    *mmio(SEQ_BASE + (last ? SEQ_TX_LAST : SEQ_TX_DATA)) = word;
+}
 
 uint32_t hal_seq_rx_occupancy(void) { return *mmio(SEQ_BASE + SEQ_RX_OCCUPANCY); }
 

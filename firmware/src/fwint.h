@@ -31,10 +31,10 @@ uint32_t scan_instr_words(const uint32_t *prog, uint32_t n, uint32_t i);
 /* Words of the result record whose header is rsp[0] (0: unknown tag). */
 uint32_t scan_record_words(uint32_t header);
 /* Checks `prog` against the permits; FW_OK, or an error with *detail set.
- * *watchdog_ns gets the time the program may take (its WAIT_RDY and DELAY
- * times plus a margin for the bus transfers). */
+ * *used gets its words up to and with END, *watchdog_ns the time it may take
+ * (its WAIT_RDY and DELAY times plus a margin for the bus transfers). */
 int scan_program(const uint32_t *prog, uint32_t n, uint32_t permits, uint32_t *detail,
-                 uint64_t *watchdog_ns);
+                 uint32_t *used, uint64_t *watchdog_ns);
 
 /* --- ring.c: the job's result ring in shared RAM --- */
 struct ring {

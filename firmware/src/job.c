@@ -33,7 +33,8 @@ static int seq_run(const uint32_t *prog, uint32_t n, uint32_t *rsp, uint32_t cap
     *len = 0;
     while (!(end_seen && got == record_end)) {
         while (sent < n && hal_seq_tx_vacancy() > 0) {
-            hal_seq_tx(prog[sent++]);
+            hal_seq_tx(prog[sent], sent == n - 1);
+            sent++;
         }
         while (hal_seq_rx_occupancy() > 0 && !(end_seen && got == record_end)) {
             uint32_t w = hal_seq_rx();
@@ -134,13 +135,14 @@ int job_run(const uint32_t *prog, uint32_t n, uint32_t permits, struct seq_resul
             uint32_t *detail)
 {
     uint64_t watchdog_ns;
-    uint32_t len = 0;
+    uint32_t len = 0, used;
     *res = (struct seq_result){0};
-    int err = scan_program(prog, n, permits, detail, &watchdog_ns);
+    int err = scan_program(prog, n, permits, detail, &used, &watchdog_ns);
     if (err != FW_OK) {
         return err;
     }
-    int st = seq_run(prog, n, stream, STREAM_WORDS, &len, watchdog_ns);
+    /* Up to END only: its word carries tlast. */
+    int st = seq_run(prog, used, stream, STREAM_WORDS, &len, watchdog_ns);
     if (st == SEQ_STUCK) {
         reset_sequencer();
         *detail = 0;

@@ -98,7 +98,7 @@ static uint32_t cmd_permit(uint32_t b)
 }
 
 int scan_program(const uint32_t *prog, uint32_t n, uint32_t permits, uint32_t *detail,
-                 uint64_t *watchdog_ns)
+                 uint32_t *used, uint64_t *watchdog_ns)
 {
     uint64_t budget = WATCHDOG_MARGIN_NS;
     uint32_t i = 0;
@@ -111,6 +111,7 @@ int scan_program(const uint32_t *prog, uint32_t n, uint32_t permits, uint32_t *d
         }
         switch (CODE(h)) {
         case NANDLAB_OP_END:
+            *used = i + 1;
             *watchdog_ns = budget;
             return FW_OK;
         case NANDLAB_OP_CMD: {

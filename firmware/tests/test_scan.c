@@ -41,7 +41,8 @@ static void test_builder_flags_overflow(void **state)
 static int check(const uint32_t *prog, uint32_t n, uint32_t permits, uint32_t *detail)
 {
     uint64_t wd;
-    return scan_program(prog, n, permits, detail, &wd);
+    uint32_t used;
+    return scan_program(prog, n, permits, detail, &used, &wd);
 }
 
 static void test_permit_classes(void **state)
@@ -102,10 +103,13 @@ static void test_watchdog_budget_covers_waits_delays_and_transfers(void **state)
     (void)state;
     uint32_t detail;
     uint64_t wd, base;
+    uint32_t used;
     const uint32_t empty[] = {0};
-    const uint32_t prog[] = {0x08000000, 5000000, 0x09000100, 0x06000400, 0};
-    assert_int_equal(scan_program(empty, 1, 0, &detail, &base), FW_OK);
-    assert_int_equal(scan_program(prog, 5, 0, &detail, &wd), FW_OK);
+    const uint32_t prog[] = {0x08000000, 5000000, 0x09000100, 0x06000400, 0, 0x7F000000};
+    assert_int_equal(scan_program(empty, 1, 0, &detail, &used, &base), FW_OK);
+    assert_int_equal(used, 1);
+    assert_int_equal(scan_program(prog, 6, 0, &detail, &used, &wd), FW_OK);
+    assert_int_equal(used, 5); /* what follows END is not sent */
     /* 5 ms wait + 256 ns delay + 1024 bytes at 100 ns (SDR mode 0) */
     assert_int_equal(wd - base, 5000000u + 0x100u + 1024u * 100u);
 }
