@@ -46,6 +46,7 @@ from nandlab.campaign.stops import reason, signal_of, wind_down
 from nandlab.campaign.sweep import Plan, expand
 from nandlab.characterize.progress import ProgressFn, no_progress
 from nandlab.dataset.columns import RUN_JSON
+from nandlab.dataset.parts import PartWriter, drop_parts
 from nandlab.dataset.provenance import provenance
 from nandlab.dataset.sqlite import utc_now
 from nandlab.dataset.store import RunStore, finish_dataset
@@ -342,6 +343,7 @@ def resume_run(
         store = RunStore(run)
         n, chip_ns, wall = store.totals()
         store.close()
+        drop_parts(run)  # left by a kill between completing and removing them
         return RunResult(run, "complete", len(plan.units), 0, chip_ns, wall)
     ledger = Ledger()  # checked before the die is restored or the bench opened
     session = BenchSession(meta["bench_url"], list(loaded.campaign.chips), run, opener)
@@ -390,6 +392,7 @@ def _run_units(
     unit_progress: ProgressFn,
 ) -> RunResult:
     store = RunStore(run_dir)
+    parts = PartWriter(run_dir, store)
     done = store.done()
     run_id = str(meta["run_id"])
     step_done: dict[int, int] = {}
@@ -432,6 +435,7 @@ def _run_units(
                     chip_time_ns=chip_ns,
                     wall_s=wall,
                 )
+                parts.committed(len(outcome.rows))
                 session.prune(tag)
                 ran += 1
             step_done[unit.step] = step_done.get(unit.step, 0) + 1
@@ -450,6 +454,7 @@ def _run_units(
             lambda: _write_meta(run_dir, meta),
             lambda: book_partial_wear(session, ledger, ids, run_id, current),
             session.close,
+            parts.flush,
             store.close,
             *(functools.partial(ledger.run_finished, uid, run_id, status) for uid in ids.values()),
             ledger.close,
@@ -478,6 +483,7 @@ def _run_units(
         wall_s_units=wall,
     )
     _write_meta(run_dir, meta)
+    drop_parts(run_dir)  # after run.json says complete: readers then read measurements.parquet
     for uid in ids.values():
         ledger.run_finished(uid, run_id, "complete")
     ledger.close()
