@@ -8,6 +8,12 @@
 #include "fw.h"
 
 /* --- prog.c: building op programs (contract 1) --- */
+/* ONFI SDR delays the programs honour, mode 0's (the longest, so right in
+ * every mode): WE# high to busy, to the first RE# (also tRR after ready), and
+ * last address to data in. */
+#define T_WB_NS 200u
+#define T_WHR_NS 120u
+#define T_ADL_NS 400u
 struct prog {
     uint32_t *w;
     uint32_t n, cap;
@@ -23,6 +29,7 @@ void prog_din_pat(struct prog *p, uint32_t n, uint32_t pattern, uint32_t seed);
 void prog_dout(struct prog *p, uint32_t n);
 void prog_dout_cmp(struct prog *p, uint32_t n, uint32_t pattern, uint32_t seed, uint32_t chunk);
 void prog_wait_rdy(struct prog *p, uint32_t timeout_ns);
+void prog_delay(struct prog *p, uint32_t ns);
 void prog_end(struct prog *p);
 
 /* --- scan.c: reading programs and result streams --- */

@@ -90,6 +90,7 @@ static void recover_chip(uint32_t target)
     prog_init(&p, buf, 8);
     prog_ce(&p, target);
     prog_cmd(&p, 0xFF);
+    prog_delay(&p, T_WB_NS);
     prog_wait_rdy(&p, RESET_TIMEOUT_NS);
     prog_end(&p);
     if (seq_run(p.w, p.n, rsp, 16, &len, 2u * RESET_TIMEOUT_NS) != SEQ_OK) {

@@ -25,6 +25,21 @@ static struct prog *begin(struct loop *l)
     return &l->p;
 }
 
+/* The shapes of nandlab.sequences.core: tWB then WAIT_RDY after a confirm;
+ * READ STATUS with tWHR before the byte. */
+static void busy(struct loop *l)
+{
+    prog_delay(&l->p, T_WB_NS);
+    prog_wait_rdy(&l->p, l->d[FW_D_TIMEOUT_NS]);
+}
+
+static void status(struct prog *p)
+{
+    prog_cmd(p, 0x70);
+    prog_delay(p, T_WHR_NS);
+    prog_dout(p, 1);
+}
+
 static int run(struct loop *l, struct seq_result *res, uint32_t *detail)
 {
     prog_end(&l->p);
@@ -37,9 +52,8 @@ static int erase(struct loop *l, struct seq_result *res, uint32_t *detail)
     prog_cmd(p, 0x60);
     prog_row_addr(p, l->d[FW_D_ROW], false);
     prog_cmd(p, 0xD0);
-    prog_wait_rdy(p, l->d[FW_D_TIMEOUT_NS]);
-    prog_cmd(p, 0x70);
-    prog_dout(p, 1);
+    busy(l);
+    status(p);
     return run(l, res, detail);
 }
 
@@ -48,11 +62,11 @@ static int program_page(struct loop *l, uint32_t page, struct seq_result *res, u
     struct prog *p = begin(l);
     prog_cmd(p, 0x80);
     prog_row_addr(p, l->d[FW_D_ROW] + page, true);
+    prog_delay(p, T_ADL_NS);
     prog_din_pat(p, l->d[FW_D_PAGE_BYTES], l->d[FW_D_PATTERN], l->d[FW_D_SEED]);
     prog_cmd(p, 0x10);
-    prog_wait_rdy(p, l->d[FW_D_TIMEOUT_NS]);
-    prog_cmd(p, 0x70);
-    prog_dout(p, 1);
+    busy(l);
+    status(p);
     return run(l, res, detail);
 }
 
@@ -62,7 +76,8 @@ static int verify_page(struct loop *l, uint32_t page, struct seq_result *res, ui
     prog_cmd(p, 0x00);
     prog_row_addr(p, l->d[FW_D_ROW] + page, true);
     prog_cmd(p, 0x30);
-    prog_wait_rdy(p, l->d[FW_D_TIMEOUT_NS]);
+    busy(l);
+    prog_delay(p, T_WHR_NS);
     prog_dout_cmp(p, l->d[FW_D_PAGE_BYTES], l->d[FW_D_PATTERN], l->d[FW_D_SEED],
                   l->d[FW_D_CHUNK]);
     return run(l, res, detail);
@@ -76,7 +91,9 @@ static int set_offset(struct loop *l, uint8_t offset, uint32_t *detail)
     struct prog *p = begin(l);
     prog_cmd(p, 0xEF);
     prog_addr(p, &feature, 1);
+    prog_delay(p, T_ADL_NS);
     prog_din(p, params, 4);
+    prog_delay(p, T_WB_NS);
     prog_wait_rdy(p, FEATURE_TIMEOUT_NS);
     return run(l, &res, detail);
 }

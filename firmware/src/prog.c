@@ -88,4 +88,6 @@ void prog_wait_rdy(struct prog *p, uint32_t timeout_ns)
     put(p, timeout_ns);
 }
 
+void prog_delay(struct prog *p, uint32_t ns) { op(p, NANDLAB_OP_DELAY, ns); }
+
 void prog_end(struct prog *p) { op(p, NANDLAB_OP_END, 0); }
