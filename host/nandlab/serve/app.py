@@ -19,7 +19,7 @@ from typing import Any
 
 import plotly
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -65,10 +65,15 @@ def create_app(out: Path, *, token: str | None, loopback_hosts: list[str] | None
         app.middleware("http")(token_guard(token))
     elif loopback_hosts is not None:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=loopback_hosts)
+
     @app.exception_handler(NandlabError)
     async def nandlab_error(request: Request, exc: NandlabError) -> JSONResponse:
-        status = 409 if isinstance(exc, RefusedOperation) else 400 if isinstance(
-            exc, UsageError) else 500
+        if isinstance(exc, RefusedOperation):
+            status = 409
+        elif isinstance(exc, UsageError):
+            status = 400
+        else:  # a fault of the data or the machine, not of the request
+            status = 500
         return JSONResponse({"error": str(exc)}, status_code=status)
 
     def entry_of(run_id: str) -> RunEntry | None:
@@ -92,7 +97,7 @@ def create_app(out: Path, *, token: str | None, loopback_hosts: list[str] | None
     @app.get("/static/plotly.min.js", include_in_schema=False)
     async def plotly_js() -> Response:
         # plotly.js as the plotly package ships it: the machine needs no network
-        return Response(PLOTLY_JS.read_bytes(), media_type="text/javascript")
+        return FileResponse(PLOTLY_JS, media_type="text/javascript")
 
     @app.get("/", response_class=HTMLResponse)
     async def index(request: Request, chip: str = "", campaign: str = "", status: str = "",
