@@ -115,6 +115,8 @@ def test_dashboard_in_browser(
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.set_default_timeout(TIMEOUT_MS)
+        script_errors: list[str] = []
+        page.on("pageerror", lambda exc: script_errors.append(str(exc)))
         page.goto(server.url)
         expect(page.locator("h1")).to_contain_text("Runs in")
 
@@ -194,6 +196,7 @@ def test_dashboard_in_browser(
         assert len(heat) == 2048 // 64  # every block of the chip (2 planes x 1024)
         expect(page.locator("#ledger-runs")).to_contain_text(run_id)
         page.screenshot(path=str(shots / "ledger.png"), full_page=True)
+        assert script_errors == []  # no uncaught error in the pages' scripts
     finally:
         server.close()
 
