@@ -22,14 +22,14 @@ import re
 from typing import Any
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from nandlab.campaign.fields import Strict
 from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.readback import DataSpec
-from nandlab.errors import UncorrectableData
-from nandlab.onfi_spec.coxpm import SUBPAGE_BYTES, codewords, encode_page
+from nandlab.errors import RangeError, UncorrectableData
+from nandlab.onfi_spec.coxpm import SUBPAGE_BYTES, codewords, encode_page, pattern_bytes
 from nandlab.schemes.cox_pm import CoxPmScan, PageAnswer
 
 PATTERN = "cox-pm"
@@ -53,6 +53,16 @@ class CoxPmStep(Strict):
 
     patterns: list[str] = Field(default_factory=lambda: list(PLANTS[:2]), min_length=1)
     cache: bool = True
+
+    @field_validator("patterns")
+    @classmethod
+    def _fit_the_matcher(cls, v: list[str]) -> list[str]:
+        """Refused when the campaign is read, not after the block is programmed."""
+        try:
+            pattern_bytes([s.encode() for s in v])
+        except RangeError as exc:
+            raise ValueError(str(exc)) from None
+        return v
 
 
 def page_text(seed: int, block: int, page: int, page_bytes: int) -> bytes:
