@@ -63,9 +63,12 @@ test-generated: setup
 	$(PY) -m nandlab.hwgen --check
 
 # Board CPU firmware: the rv32imc cross-build with its size report (fails past
-# 64 KiB), the native cmocka tests, and the host build the Python mailbox tests load.
+# 64 KiB), the native cmocka tests, the host build the Python mailbox tests load,
+# and the cross-built ELF on PicoRV32 beside nandlab_core and a virtual die
+# (Icarus, about a minute: firmware/sim).
 test-firmware: setup
 	$(MAKE) -C firmware all test host-lib
+	$(BIN)/pytest -q -p no:cacheprovider firmware/sim
 
 # Suites run on every core (pytest-xdist); a test file stays on one worker, so
 # module fixtures and an RTL bench's build folders are never shared between workers.

@@ -1,0 +1,177 @@
+// Firmware-in-the-loop harness: PicoRV32 running build/nandlab.elf beside
+// nandlab_core, with a virtual die on the ONFI pins (the testbench attaches
+// it). This is the address map firmware/hal/hal_target.c assumes; the CSR
+// block is plain storage here (the generated nandlab_regs block is checked in
+// hw/tb), the stream bridge and shared RAM are the parts docs/firmware.md
+// lists as missing from hw/rtl.
+//
+//   0x0000_0000  64 KiB BRAM (code, data, stack), $readmemh(+firmware=<hex>)
+//   0x3000_0000  16 KiB shared RAM (host port too)
+//   0x4000_0000  CSR words 0x00..0x7C (host port too); CONTROL.SOFT_RESET
+//                resets the core and the stream FIFOs
+//   0x4000_1000  stream bridge: +0 push word, +4 vacancy, +8 pop result,
+//                +C results waiting, +10 push last word (tlast)
+//
+// The testbench is the host: host_* is a one-cycle port into the CSR words
+// and shared RAM (write on a clock edge, read combinational).
+`default_nettype none
+
+`include "nandlab_ports.svh"
+
+module nandlab_fw_soc #(
+    parameter int CLK_PERIOD_PS = 10000
+) (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire        host_we,
+    input  wire [31:0] host_addr,
+    input  wire [31:0] host_wdata,
+    output wire [31:0] host_rdata,
+    output wire        trap,
+    `NANDLAB_ONFI_PINS(1)
+);
+    localparam int FIFO_W = 9;  // 512 words each way
+
+    wire        mem_valid, mem_instr;
+    reg         mem_ready;
+    wire [31:0] mem_addr, mem_wdata;
+    wire [3:0]  mem_wstrb;
+    reg  [31:0] mem_rdata;
+
+    picorv32 #(
+        .COMPRESSED_ISA(1), .ENABLE_MUL(1), .ENABLE_DIV(1), .ENABLE_COUNTERS(1),
+        .PROGADDR_RESET(32'h0000_0000), .STACKADDR(32'h0001_0000)
+    ) u_cpu (
+        .clk(clk), .resetn(!rst), .trap(trap),
+        .mem_valid(mem_valid), .mem_instr(mem_instr), .mem_ready(mem_ready),
+        .mem_addr(mem_addr), .mem_wdata(mem_wdata), .mem_wstrb(mem_wstrb),
+        .mem_rdata(mem_rdata),
+        .pcpi_wr(1'b0), .pcpi_rd(32'h0), .pcpi_wait(1'b0), .pcpi_ready(1'b0),
+        .irq(32'h0)
+    );
+
+    reg [31:0] bram [0:16383];
+    reg [31:0] shared [0:4095];
+    reg [31:0] csr [0:31];
+    reg [1023:0] firmware;
+    initial begin
+        if ($value$plusargs("firmware=%s", firmware)) $readmemh(firmware, bram);
+    end
+
+    // ---- stream FIFOs between the CPU and nandlab_core
+    reg [32:0]       tx_q [0:(1<<FIFO_W)-1];  // {tlast, word}
+    reg [31:0]       rx_q [0:(1<<FIFO_W)-1];
+    reg [FIFO_W:0]   tx_wr, tx_rd, rx_wr, rx_rd;
+    wire [FIFO_W:0]  tx_level = tx_wr - tx_rd;
+    wire [FIFO_W:0]  rx_level = rx_wr - rx_rd;
+    reg  [3:0]       soft_rst_q;
+    wire             core_rst = rst || soft_rst_q != 0;
+
+    wire        cmd_tready, rsp_tvalid, rsp_tlast;
+    wire [31:0] rsp_tdata;
+    wire [32:0] tx_head = tx_q[tx_rd[FIFO_W-1:0]];
+    wire        rsp_tready = rx_level < (1 << FIFO_W);
+
+    wire in_bram = mem_addr[31:16] == 16'h0000;
+    wire in_shared = mem_addr[31:28] == 4'h3;
+    wire in_csr = mem_addr[31:12] == 20'h40000;
+    wire in_seq = mem_addr[31:12] == 20'h40001;
+    wire write = mem_valid && !mem_ready && mem_wstrb != 0;
+    wire push = write && in_seq && (mem_addr[4:2] == 3'd0 || mem_addr[4:2] == 3'd4);
+    wire pop = mem_valid && !mem_ready && mem_wstrb == 0 && in_seq && mem_addr[4:2] == 3'd2;
+
+    function automatic [31:0] merge(input [31:0] old, input [31:0] new_, input [3:0] strb);
+        merge = {strb[3] ? new_[31:24] : old[31:24], strb[2] ? new_[23:16] : old[23:16],
+                 strb[1] ? new_[15:8] : old[15:8], strb[0] ? new_[7:0] : old[7:0]};
+    endfunction
+
+    integer i;
+    always @(posedge clk) begin
+        mem_ready <= 1'b0;
+        if (soft_rst_q != 0) soft_rst_q <= soft_rst_q - 4'd1;
+        if (rst) begin
+            for (i = 0; i < 32; i = i + 1) csr[i] <= 32'h0;
+            csr[0] <= 32'h4E41_4E44;                          // ID
+            csr[2] <= (CLK_PERIOD_PS << 8) | 32'd1;           // CONFIG: clock, one CE
+            tx_wr <= 0; tx_rd <= 0; rx_wr <= 0; rx_rd <= 0;
+            soft_rst_q <= 4'd0;
+        end else begin
+            if (mem_valid && !mem_ready) begin
+                mem_ready <= 1'b1;
+                mem_rdata <= 32'h0;
+                if (in_bram) begin
+                    mem_rdata <= bram[mem_addr[15:2]];
+                    if (write) bram[mem_addr[15:2]] <= merge(bram[mem_addr[15:2]], mem_wdata, mem_wstrb);
+                end else if (in_shared) begin
+                    mem_rdata <= shared[mem_addr[13:2]];
+                    if (write) shared[mem_addr[13:2]] <= merge(shared[mem_addr[13:2]], mem_wdata, mem_wstrb);
+                end else if (in_csr) begin
+                    mem_rdata <= csr[mem_addr[6:2]];
+                    if (write && mem_addr[6:2] == 5'd4) begin
+                        // CONTROL: SOFT_RESET and CLEAR_COUNTERS are pulses
+                        csr[4] <= mem_wdata & ~32'h3;
+                        if (mem_wdata[0]) soft_rst_q <= 4'd8;
+                    end else if (write) begin
+                        csr[mem_addr[6:2]] <= merge(csr[mem_addr[6:2]], mem_wdata, mem_wstrb);
+                    end
+                end else if (in_seq) begin
+                    case (mem_addr[4:2])
+                        3'd1: mem_rdata <= (1 << FIFO_W) - tx_level;
+                        3'd2: mem_rdata <= rx_q[rx_rd[FIFO_W-1:0]];
+                        3'd3: mem_rdata <= rx_level;
+                        default: mem_rdata <= 32'h0;
+                    endcase
+                end
+            end
+            if (host_we) begin
+                if (host_addr[31:28] == 4'h3) shared[host_addr[13:2]] <= host_wdata;
+                else if (host_addr[31:12] == 20'h40000) csr[host_addr[6:2]] <= host_wdata;
+            end
+            if (soft_rst_q != 0 || (write && in_csr && mem_addr[6:2] == 5'd4 && mem_wdata[0])) begin
+                tx_wr <= 0; tx_rd <= 0; rx_wr <= 0; rx_rd <= 0;
+            end else begin
+                if (push && tx_level < (1 << FIFO_W)) begin
+                    tx_q[tx_wr[FIFO_W-1:0]] <= {mem_addr[4:2] == 3'd4, mem_wdata};
+                    tx_wr <= tx_wr + 1'b1;
+                end
+                if (tx_level != 0 && cmd_tready) tx_rd <= tx_rd + 1'b1;
+                if (rsp_tvalid && rsp_tready) begin
+                    rx_q[rx_wr[FIFO_W-1:0]] <= rsp_tdata;
+                    rx_wr <= rx_wr + 1'b1;
+                end
+                if (pop && rx_level != 0) rx_rd <= rx_rd + 1'b1;
+            end
+        end
+    end
+
+    assign host_rdata = host_addr[31:28] == 4'h3 ? shared[host_addr[13:2]] :
+                        host_addr[31:12] == 20'h40000 ? csr[host_addr[6:2]] : 32'h0;
+
+    wire [4:0]  status_state;
+    wire        status_running;
+    wire [3:0]  status_timing_mode;
+    wire [7:0]  status_last_error, status_gpio;
+    wire [0:0]  status_rb;
+    wire [31:0] cnt_programs, cnt_errors;
+    wire [63:0] cnt_busy_cycles;
+
+    nandlab_core #(.NUM_CE(1), .CLK_PERIOD_PS(CLK_PERIOD_PS)) u_core (
+        .clk(clk), .rst(core_rst),
+        .s_axis_cmd_tdata(tx_head[31:0]), .s_axis_cmd_tvalid(tx_level != 0),
+        .s_axis_cmd_tready(cmd_tready), .s_axis_cmd_tlast(tx_head[32]),
+        .m_axis_rsp_tdata(rsp_tdata), .m_axis_rsp_tvalid(rsp_tvalid),
+        .m_axis_rsp_tready(rsp_tready), .m_axis_rsp_tlast(rsp_tlast),
+        .csr_timing_override(1'b0), .csr_timing(152'h0), .csr_rsp_limit(32'h0),
+        .csr_clear_counters(1'b0),
+        .status_state(status_state), .status_running(status_running),
+        .status_timing_mode(status_timing_mode), .status_last_error(status_last_error),
+        .status_gpio(status_gpio), .status_rb(status_rb), .cnt_programs(cnt_programs),
+        .cnt_errors(cnt_errors), .cnt_busy_cycles(cnt_busy_cycles),
+        .nand_ce_n(nand_ce_n), .nand_cle(nand_cle), .nand_ale(nand_ale),
+        .nand_we_n(nand_we_n), .nand_re_n(nand_re_n), .nand_wp_n(nand_wp_n),
+        .nand_rb_n(nand_rb_n), .nand_dq_i(nand_dq_i), .nand_dq_o(nand_dq_o),
+        .nand_dq_oe(nand_dq_oe)
+    );
+endmodule
+
+`default_nettype wire
