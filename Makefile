@@ -132,6 +132,7 @@ bench: setup
 	$(PY) bench/rtl_throughput.py
 	$(PY) bench/ftdi_page_read.py
 	$(PY) bench/ldpc_decode.py
+	$(PY) bench/cox_pm.py
 
 # The QC-LDPC decoders' frame-error-rate curves (docs/codes.md): about 30 minutes on one core.
 ldpc-fer: setup
