@@ -9,74 +9,38 @@ its own help): their modules bring numpy, numba, pyarrow, matplotlib..., which `
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import click
 
 import nandlab
-from nandlab.cli.common import NandlabGroup
+from nandlab.cli.common import NandlabGroup, setup_logging
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    # name: (module under nandlab.cli, the command's short help as Click derives it:
-    # the first sentence of its docstring; host/tests/test_cli_cold_start.py compares)
+    # name: (module under nandlab.cli, the first paragraph of the command's docstring, which
+    # Click lists as its short help: one sentence that fits the command list untruncated;
+    # host/tests/test_cli_cold_start.py compares, tests/test_cli_conventions.py checks the fit)
     "profiles": ("chip_cmds", "List the built-in chip profiles."),
-    "info": (
-        "chip_cmds",
-        "Identify the chip: READ ID, ONFI parameter page (CRC), geometry, timing, unique ID.",
-    ),
+    "info": ("chip_cmds", "Identify the chip: READ ID, parameter page, geometry, timing."),
     "status": ("chip_cmds", "READ STATUS (70h)."),
     "read": ("chip_cmds", "READ one page (data + spare)."),
     "program": ("chip_cmds", "PROGRAM one page with a pattern or a file's bytes."),
-    "erase": ("chip_cmds", "ERASE one block."),
-    "features": ("chip_cmds", "GET / SET FEATURES."),
-    "offsets": ("chip_cmds", "Read-reference offsets (SET FEATURES), in mV."),
-    "vth": (
-        "campaign_cmds",
-        "Measure one WL's Vth distribution by sweeping every read-reference offset.",
-    ),
-    "rber": (
-        "campaign_cmds",
-        "Cycle a block to --pec P/E cycles, program WLs, age them (--retention), count bit "
-        "errors.",
-    ),
-    "demo": (
-        "campaign_cmds",
-        "Demo campaign on a fresh virtual MLC: RBER and Vth at 1/3K/10K P/E, fresh and 1y@30C.",
-    ),
-    "run": (
-        "run_cmds",
-        "Run a campaign file; rows are committed per unit (resume with `nandlab resume`).",
-    ),
+    "erase": ("chip_cmds", "ERASE blocks, in the order given."),
+    "features": ("feature_cmds", "GET / SET FEATURES."),
+    "offsets": ("feature_cmds", "Read-reference offsets (SET FEATURES), in mV."),
+    "vth": ("campaign_cmds", "Measure one WL's Vth distribution over the read offsets."),
+    "rber": ("campaign_cmds", "Cycle a block, program WLs, age them, count bit errors."),
+    "demo": ("campaign_cmds", "Demo campaign on a fresh virtual MLC: RBER and Vth vs P/E."),
+    "run": ("run_cmds", "Run a campaign file, its rows committed unit by unit."),
     "resume": ("run_cmds", "Finish an interrupted run: no row lost, none duplicated."),
     "report": ("run_cmds", "Write summary.md and plots/*.png of a run."),
-    "export": (
-        "run_cmds",
-        "Export a run's measurement rows as Parquet, CSV or HDF5 into a new file (with a "
-        ".sha256 beside it); never over the run's own files, never fewer rows than it holds.",
-    ),
-    "ledger": (
-        "run_cmds",
-        "History of a chip: a bench URL (identifies CE 0) or a chip unique ID (hex).",
-    ),
-    "runs": ("catalog_cmds", "List the runs of a folder: id, start, campaign, chip, status, rows."),
-    "query": (
-        "catalog_cmds",
-        "Run SQL (DuckDB) over the runs of a folder: table `rows` holds every row of every "
-        "complete run (column run_id names the run), table `runs` the catalogue.",
-    ),
-    "doctor": (
-        "doctor_cmds",
-        "Tell what stops a real FT2232H bench (libusb, permissions, ftdi_sio, device, chip).",
-    ),
-    "compute": (
-        "compute_cmds",
-        "Evaluate an expression over operands stored on the chip, in flash.",
-    ),
-    "serve": (
-        "serve_cmds",
-        "Serve the dashboard: the run catalogue, live progress, plots, the chip ledger, and "
-        "campaigns started, stopped and resumed from the page (as `nandlab run` / `resume` "
-        "processes, which keep running when the dashboard stops).",
-    ),
+    "export": ("run_cmds", "Export a run's rows as Parquet, CSV or HDF5 into a new file."),
+    "ledger": ("run_cmds", "History of a chip, by bench URL or chip unique ID."),
+    "runs": ("catalog_cmds", "List the runs of a folder: id, campaign, chip, status, rows."),
+    "query": ("catalog_cmds", "Run SQL (DuckDB) over the rows of a folder's runs."),
+    "doctor": ("doctor_cmds", "Tell what stops a real FT2232H bench from working."),
+    "compute": ("compute_cmds", "Evaluate an expression over operands stored in flash."),
+    "serve": ("serve_cmds", "Serve the dashboard: runs, live progress, plots, ledger."),
 }
 
 
@@ -114,7 +78,17 @@ class LazyGroup(NandlabGroup):
     is_flag=True,
     help="On an error, also print Python's traceback (for a bug report); exit codes stay.",
 )
-def cli(debug: bool) -> None:
+@click.option(
+    "-v", "--verbose", count=True, help="Log more on stderr: -v debug details of every step."
+)
+@click.option("-q", "--quiet", is_flag=True, help="Log only warnings and errors on stderr.")
+@click.option(
+    "--log-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also append the full log (debug level, UTC timestamps) to this file.",
+)
+def cli(debug: bool, verbose: int, quiet: bool, log_file: Path | None) -> None:
     """nandlab: NAND flash characterization on real or virtual chips.
 
     Benches open by URL, e.g. sim://mlc-64l?seed=3 (a virtual die; its state
@@ -123,5 +97,17 @@ def cli(debug: bool) -> None:
     Exit codes: 0 done, 1 chip / bench / disk fault, 2 bad usage or input,
     130 interrupted (Ctrl-C), 143 terminated (SIGTERM); an interrupted run
     continues with `nandlab resume RUN_DIR`.
-    """
 
+    Logs go to stderr with UTC timestamps (-v more, -q less, --log-file a
+    copy); a run also keeps its log in RUN_DIR/run.log.
+
+    \b
+    Shell completion (bash; zsh and fish alike with zsh_source / fish_source):
+      eval "$(_NANDLAB_COMPLETE=bash_source nandlab)"
+
+    \b
+    Example:
+      nandlab info sim://mlc-64l
+      nandlab -v run campaign.yaml --yes
+    """
+    setup_logging(verbose, quiet, log_file)

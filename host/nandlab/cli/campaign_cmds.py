@@ -10,7 +10,6 @@ from typing import Any
 import click
 import numpy as np
 
-from nandlab.campaign.fields import parse_wl_list
 from nandlab.characterize.common import cell_states, page_type_names
 from nandlab.characterize.demo_campaign import DEMO_RETENTION, demo_campaign
 from nandlab.characterize.readback import DataSpec, wl_data
@@ -18,6 +17,8 @@ from nandlab.characterize.retention import parse_retention
 from nandlab.characterize.vth import StateHistogram
 from nandlab.characterize.wear import MAX_PEC
 from nandlab.cli.common import (
+    AddressList,
+    dry_run_option,
     json_option,
     out_option,
     print_json,
@@ -65,7 +66,7 @@ def _dataset_line(run: OneOffRun) -> None:
 
 @click.command()
 @URL
-@click.option("--block", type=int, required=True)
+@click.option("--block", type=int, required=True, help="Block of the WL.")
 @click.option("--wl", type=int, required=True, help="Word line in the block.")
 @click.option(
     "--program/--no-program",
@@ -77,12 +78,7 @@ def _dataset_line(run: OneOffRun) -> None:
 )
 @SEED
 @click.option(
-    "--step",
-    "code_step",
-    type=click.IntRange(1, 64),
-    default=1,
-    show_default=True,
-    help=CODE_STEP_HELP,
+    "--code-step", type=click.IntRange(1, 64), default=1, show_default=True, help=CODE_STEP_HELP
 )
 @run_options
 def vth(
@@ -94,8 +90,16 @@ def vth(
     code_step: int,
     opts: RunOptions,
 ) -> None:
-    """Measure one WL's Vth distribution by sweeping every read-reference offset."""
-    if do_program:
+    """Measure one WL's Vth distribution over the read offsets.
+
+    Every read reference's offset is swept; each step's count of cells that turn off is
+    one histogram bin.
+
+    \b
+    Example:
+      nandlab vth sim://mlc-64l --block 12 --wl 0 --code-step 8 --yes
+    """
+    if do_program and not opts.dry_run:
         require_yes(opts.yes, "vth --program (erases the block and programs the WL)")
     data = {"wls": [wl], "pattern": "random", "seed": seed}
     prepare = [{"erase": {}}, {"program": data}] if do_program else [{"holds": data}]
@@ -103,6 +107,8 @@ def vth(
     run = run_one_off(
         _one_block("vth", url, opts, block, seed, [*prepare, measure]), opts, command="nandlab vth"
     )
+    if run is None:  # --dry-run: the plan was printed
+        return
     profile = load_profile(run.meta["profile"])
     written = cell_states(profile, wl_data(profile, DataSpec("random", seed), block, wl))
     cells = np.bincount(written, minlength=len(profile.geometry.gray_code))
@@ -168,7 +174,7 @@ LATENCY_COLUMNS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 
 @click.command()
 @URL
-@click.option("--block", type=int, required=True)
+@click.option("--block", type=int, required=True, help="Block to wear and measure.")
 @click.option(
     "--pec",
     type=int,
@@ -176,7 +182,14 @@ LATENCY_COLUMNS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     help="P/E cycles to bring the block to, the program of this measurement being the last.",
 )
 @click.option("--retention", default=None, help="Retention before reading: AGE@TEMP, e.g. 1y@30C.")
-@click.option("--wls", default="0-3", show_default=True, help="WLs to program and read.")
+@click.option(
+    "--wl",
+    "wl_list",
+    type=AddressList(hi=(1 << 16) - 1),
+    default="0-3",
+    show_default=True,
+    help="WLs to program and read, e.g. 0-3,8.",
+)
 @SEED
 @run_options
 def rber(
@@ -184,19 +197,24 @@ def rber(
     block: int,
     pec: int,
     retention: str | None,
-    wls: str,
+    wl_list: list[int],
     seed: int,
     opts: RunOptions,
 ) -> None:
-    """Cycle a block to --pec P/E cycles, program WLs, age them (--retention), count bit errors."""
+    """Cycle a block, program WLs, age them, count bit errors.
+
+    The block is brought to --pec P/E cycles (the program of this measurement being the
+    last), its WLs aged by --retention, then read.
+
+    \b
+    Example:
+      nandlab rber sim://mlc-64l --block 20 --pec 3000 --retention 1y@30C --wl 0-3 --yes
+    """
     if not 1 <= pec <= MAX_PEC:
         raise UsageError(f"--pec {pec} is out of range: allowed 1..{MAX_PEC}")
     ret = parse_retention(retention) if retention is not None else None
-    try:
-        wl_list = parse_wl_list(wls)
-    except ValueError as exc:
-        raise UsageError(f"--wls: {exc}") from None
-    require_yes(opts.yes, "rber (cycles, erases and programs the block)")
+    if not opts.dry_run:
+        require_yes(opts.yes, "rber (cycles, erases and programs the block)")
     bake = [{"bake": {"retention": retention}}] if retention is not None else []
     steps = [
         {"cycle": {"pec": pec}},
@@ -207,6 +225,8 @@ def rber(
     run = run_one_off(
         _one_block("rber", url, opts, block, seed, steps), opts, command="nandlab rber"
     )
+    if run is None:  # --dry-run: the plan was printed
+        return
     pooled = pooled_rber(run.rows)
     if opts.as_json:
         print_json(
@@ -229,27 +249,37 @@ def rber(
 @out_option(Path("runs"), "Folder in which the run directory is made.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Die and pattern seed.")
 @click.option(
-    "--wls",
+    "--wl-count",
+    "wls",
     type=click.IntRange(1, 64),
     default=8,
     show_default=True,
     help="WLs programmed and read per block.",
 )
 @click.option(
-    "--vth-step", type=click.IntRange(1, 64), default=1, show_default=True, help=CODE_STEP_HELP
+    "--code-step", type=click.IntRange(1, 64), default=1, show_default=True, help=CODE_STEP_HELP
 )
+@dry_run_option
 @json_option
-def demo(out: Path, seed: int, wls: int, vth_step: int, as_json: bool) -> None:
-    """Demo campaign on a fresh virtual MLC: RBER and Vth at 1/3K/10K P/E, fresh and 1y@30C.
+def demo(out: Path, seed: int, wls: int, code_step: int, dry_run: bool, as_json: bool) -> None:
+    """Demo campaign on a fresh virtual MLC: RBER and Vth vs P/E.
 
-    Writes summary.md and its plots (RBER vs P/E; per P/E count the Vth fresh and after
-    retention); `nandlab report RUN_DIR` writes the campaign report instead."""
+    RBER and Vth at 1/3K/10K P/E, fresh and after 1y@30C. Writes summary.md and its
+    plots (RBER vs P/E; per P/E count the Vth fresh and after retention); `nandlab
+    report RUN_DIR` writes the campaign report instead.
+
+    \b
+    Example:
+      nandlab demo --out runs --wl-count 2 --code-step 8
+    """
     t0 = time.perf_counter()
     run = run_one_off(
-        demo_campaign(seed=seed, wls=wls, vth_code_step=vth_step),
-        RunOptions(out, report=False, yes=True, fresh=True, as_json=as_json),
+        demo_campaign(seed=seed, wls=wls, vth_code_step=code_step),
+        RunOptions(out, report=False, yes=True, fresh=True, as_json=as_json, dry_run=dry_run),
         command="nandlab demo",
     )
+    if run is None:  # --dry-run: the plan was printed
+        return
     rows = run.rows
     profile = load_profile(run.meta["profile"])
     blocks = {int(r["pec"]): int(r["block"]) for r in rows if r.get("operation") == "erase"}

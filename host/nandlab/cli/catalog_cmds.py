@@ -28,7 +28,12 @@ RUNS_DIR = click.option(
 @RUNS_DIR
 @json_option
 def runs(out: Path, as_json: bool) -> None:
-    """List the runs of a folder: id, start, campaign, chip, status, rows."""
+    """List the runs of a folder: id, campaign, chip, status, rows.
+
+    \b
+    Example:
+      nandlab runs --out runs --json
+    """
     from rich.table import Table
 
     from nandlab.dataset.catalog import catalog
@@ -57,11 +62,15 @@ def runs(out: Path, as_json: bool) -> None:
 @json_option
 @click.option("--csv", "as_csv", is_flag=True, help="Print the result as CSV.")
 def query(sql: str, out: Path, as_json: bool, as_csv: bool) -> None:
-    """Run SQL (DuckDB) over the runs of a folder: table `rows` holds every row of every
-    complete run (column run_id names the run), table `runs` the catalogue.
+    """Run SQL (DuckDB) over the rows of a folder's runs.
 
-    Example: nandlab query "SELECT run_id, pec, SUM(errors_0to1 + errors_1to0) / SUM(bits)
-    AS rber FROM rows WHERE operation = 'rber' GROUP BY ALL ORDER BY ALL"
+    Table `rows` holds every row of every complete run (column run_id names the run),
+    table `runs` the catalogue.
+
+    \b
+    Example:
+      nandlab query "SELECT run_id, pec, SUM(errors_0to1 + errors_1to0) / SUM(bits)
+        AS rber FROM rows WHERE operation = 'rber' GROUP BY ALL ORDER BY ALL"
     """
     from nandlab.dataset.catalog import query as run_query
 

@@ -1,9 +1,8 @@
-"""Commands on one chip: profiles, info, status, read, program, erase, features, offsets."""
+"""Commands on one chip: profiles, info, status, read, program, erase."""
 
 from __future__ import annotations
 
 import hashlib
-import math
 from pathlib import Path
 from typing import Any
 
@@ -11,17 +10,18 @@ import click
 from rich.table import Table
 
 from nandlab.cli.common import (
+    AddressList,
     chip_args,
+    dry_run_option,
     json_option,
     open_chip,
-    parse_int,
     print_json,
     require_yes,
     stdout_console,
     yes_option,
 )
+from nandlab.cli.plan import chip_plan, show
 from nandlab.errors import ReadOnlyDataError, UsageError
-from nandlab.onfi.errors import FeatureNotAccepted
 from nandlab.onfi_spec.opcodes import Status
 from nandlab.ops.pattern import PATTERNS, page_pattern
 from nandlab.profiles import builtin_names, load_profile
@@ -30,7 +30,12 @@ from nandlab.profiles import builtin_names, load_profile
 @click.command()
 @json_option
 def profiles(as_json: bool) -> None:
-    """List the built-in chip profiles."""
+    """List the built-in chip profiles.
+
+    \b
+    Example:
+      nandlab profiles --json
+    """
     rows: list[dict[str, Any]] = []
     for name in builtin_names():
         p = load_profile(name)
@@ -70,7 +75,15 @@ def profiles(as_json: bool) -> None:
 @click.command()
 @chip_args
 def info(url: str, fresh: bool, as_json: bool) -> None:
-    """Identify the chip: READ ID, ONFI parameter page (CRC), geometry, timing, unique ID."""
+    """Identify the chip: READ ID, parameter page, geometry, timing.
+
+    The ONFI parameter page's CRC and copy, the unique ID, and any ONFI rule the page
+    breaks are shown too.
+
+    \b
+    Example:
+      nandlab info sim://mlc-64l
+    """
     with open_chip(url, fresh, read_only=True) as (_, chip):
         ident = chip.identify()
         geometry = chip.geometry
@@ -135,7 +148,12 @@ def _status_bits(status: int) -> list[str]:
 @click.command()
 @chip_args
 def status(url: str, fresh: bool, as_json: bool) -> None:
-    """READ STATUS (70h)."""
+    """READ STATUS (70h).
+
+    \b
+    Example:
+      nandlab status sim://mlc-64l
+    """
     with open_chip(url, fresh, read_only=True) as (_, chip):
         value = chip.status()
     if as_json:
@@ -162,13 +180,19 @@ def _page_file(path: Path) -> bytes:
 
 @click.command()
 @chip_args
-@click.option("--block", type=int, required=True)
+@click.option("--block", type=int, required=True, help="Block to read.")
 @click.option("--page", type=int, required=True, help="Page in the block (a WL with --slc).")
 @click.option("--slc", is_flag=True, help="Read in SLC mode (vendor prefix command).")
 @click.option("--plane", type=int, default=None, help="Check the block is on this plane.")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the page's bytes to this file.",
+)
 @click.option("--hex", "as_hex", is_flag=True, help="Print the data as a hex dump.")
 @click.option("--force", is_flag=True, help="Read a block that carries the bad-block marker.")
+@dry_run_option
 def read(
     url: str,
     block: int,
@@ -178,6 +202,7 @@ def read(
     out_file: Path | None,
     as_hex: bool,
     force: bool,
+    dry_run: bool,
     fresh: bool,
     as_json: bool,
 ) -> None:
@@ -185,7 +210,15 @@ def read(
 
     On a virtual die the read counts as read disturb for the block and draws fresh read
     noise, saved with the die; with a read-only data folder the page is read all the
-    same and a note on stderr says that this was not saved."""
+    same and a note on stderr says that this was not saved.
+
+    \b
+    Example:
+      nandlab read sim://mlc-64l --block 3 --page 0 --hex
+    """
+    if dry_run:
+        show(chip_plan("read", url, fresh, [("READ page", 1)], {}), as_json)
+        return
     try:
         with open_chip(url, fresh) as (_, chip):
             got = chip.read_page(block, page, slc=slc, plane=plane, force=force)
@@ -229,9 +262,9 @@ def read(
 
 @click.command()
 @chip_args
-@click.option("--block", type=int, required=True)
+@click.option("--block", type=int, required=True, help="Block to program.")
 @click.option("--page", type=int, required=True, help="Page in the block (a WL with --slc).")
-@click.option("--pattern", type=click.Choice(PATTERNS), default=None)
+@click.option("--pattern", type=click.Choice(PATTERNS), default=None, help="Data to write.")
 @click.option(
     "--seed",
     type=click.IntRange(0, 2**63 - 1),
@@ -240,11 +273,16 @@ def read(
     help="Seed of --pattern random.",
 )
 @click.option(
-    "--in", "in_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None
+    "--in",
+    "in_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Write this file's bytes instead of a pattern.",
 )
 @click.option("--slc", is_flag=True, help="Program in SLC mode.")
 @click.option("--force", is_flag=True, help="Program a bad block or a page that is not erased.")
 @yes_option
+@dry_run_option
 def program(
     url: str,
     block: int,
@@ -255,15 +293,23 @@ def program(
     slc: bool,
     force: bool,
     yes: bool,
+    dry_run: bool,
     fresh: bool,
     as_json: bool,
 ) -> None:
     """PROGRAM one page with a pattern or a file's bytes.
 
     Patterns keep the bad-block marker byte (the first spare byte) FFh.
+
+    \b
+    Example:
+      nandlab program sim://mlc-64l --block 3 --page 0 --pattern random --seed 7 --yes
     """
     if (pattern is None) == (in_file is None):
         raise UsageError("give exactly one of --pattern (random|checker|zeros|ones) or --in FILE")
+    if dry_run:
+        show(chip_plan("program", url, fresh, [("PROGRAM page", 1)], {}), as_json)
+        return
     require_yes(yes, "program")
     data = _page_file(in_file) if in_file is not None else b""
     with open_chip(url, fresh) as (_, chip):
@@ -304,142 +350,37 @@ def program(
 
 @click.command()
 @chip_args
-@click.option("--block", type=int, required=True)
+@click.option(
+    "--block", "blocks", type=AddressList(), required=True, help="Blocks to erase, e.g. 0-9,20."
+)
 @click.option("--force", is_flag=True, help="Erase a block that carries the bad-block marker.")
 @yes_option
-def erase(url: str, block: int, force: bool, yes: bool, fresh: bool, as_json: bool) -> None:
-    """ERASE one block."""
-    require_yes(yes, "erase")
-    with open_chip(url, fresh) as (_, chip):
-        result = chip.erase_block(block, force=force)
-    if as_json:
-        print_json({"block": block, "status": result.status, "busy_us": result.busy_ns / 1000})
-    else:
-        click.echo(
-            f"erased block {block}: status {result.status:02X}h, "
-            f"tBERS {result.busy_ns / 1000:.1f} µs"
-        )
-
-
-@click.group()
-def features() -> None:
-    """GET / SET FEATURES."""
-
-
-@features.command("get")
-@chip_args
-@click.argument("fa")
-def features_get(url: str, fa: str, fresh: bool, as_json: bool) -> None:
-    """GET FEATURES at address FA (e.g. 0x01, 01h, 1)."""
-    address = parse_int(fa, "feature address", 0, 0xFF)
-    with open_chip(url, fresh, read_only=True) as (_, chip):
-        params = chip.get_feature(address)
-    if as_json:
-        print_json({"feature": address, "params": list(params)})
-    else:
-        click.echo(
-            f"feature {address:02X}h: "
-            + " ".join(f"P{i + 1}={b:02X}h" for i, b in enumerate(params))
-        )
-
-
-@features.command("set")
-@chip_args
-@click.argument("fa")
-@click.argument("params", nargs=-1, required=True)
-@yes_option
-@click.option(
-    "--allow-test-mode",
-    is_flag=True,
-    help="Allow a test-mode address (ESP, sensing time, MWS override); sent inside the test mode.",
-)
-def features_set(
-    url: str,
-    fa: str,
-    params: tuple[str, ...],
-    yes: bool,
-    allow_test_mode: bool,
-    fresh: bool,
-    as_json: bool,
+@dry_run_option
+def erase(
+    url: str, blocks: list[int], force: bool, yes: bool, dry_run: bool, fresh: bool, as_json: bool
 ) -> None:
-    """SET FEATURES at address FA with P1 [P2 P3 P4] (missing ones are 0).
+    """ERASE blocks, in the order given.
 
-    Refused (exit 2) before anything is sent when the part would drop the write: an
-    address it does not implement, a timing mode its parameter page does not list, a
-    test-mode address without --allow-test-mode. The feature is read back afterwards."""
-    address = parse_int(fa, "feature address", 0, 0xFF)
-    if len(params) > 4:
-        raise UsageError(f"SET FEATURES takes P1..P4: at most 4 parameters, got {len(params)}")
-    values = [parse_int(p, f"P{i + 1}", 0, 0xFF) for i, p in enumerate(params)]
-    values += [0] * (4 - len(values))
-    require_yes(yes, "features set")
-    with open_chip(url, fresh) as (_, chip):
-        busy = chip.set_feature(address, bytes(values), allow_test_mode=allow_test_mode)
-        back = list(chip.get_feature(address))
-    if back != values:
-        raise FeatureNotAccepted(
-            f"feature {address:02X}h reads back {bytes(back).hex(' ')} after writing "
-            f"{bytes(values).hex(' ')}: the target did not take the write"
+    \b
+    Example:
+      nandlab erase sim://mlc-64l --block 0-3,8 --yes
+    """
+    if dry_run:
+        plan = chip_plan(
+            "erase", url, fresh, [("ERASE block", len(blocks))], dict.fromkeys(blocks, 1)
         )
-    if as_json:
-        print_json({"feature": address, "params": values, "busy_us": busy / 1000})
-    else:
-        click.echo(
-            f"feature {address:02X}h set to "
-            + " ".join(f"P{i + 1}={b:02X}h" for i, b in enumerate(values))
-            + f" (tFEAT {busy / 1000:.2f} µs, read back)"
-        )
-
-
-@click.group()
-def offsets() -> None:
-    """Read-reference offsets (SET FEATURES), in mV."""
-
-
-@offsets.command("get")
-@chip_args
-def offsets_get(url: str, fresh: bool, as_json: bool) -> None:
-    """Print every read reference's current offset (mV)."""
-    with open_chip(url, fresh, read_only=True) as (_, chip):
-        values = chip.read_offsets_mV()
-    _print_offsets(values, as_json)
-
-
-@offsets.command("set", context_settings={"ignore_unknown_options": True})
-@chip_args
-@click.argument("reference")
-@click.argument("mv", type=float)
-@click.option("--slc", is_flag=True, help="Set the SLC read reference instead.")
-@yes_option
-def offsets_set(
-    url: str, reference: str, mv: float, slc: bool, yes: bool, fresh: bool, as_json: bool
-) -> None:
-    """Set read reference REFERENCE (index or name, e.g. 0 or VREF0) to an offset of MV mV."""
-    require_yes(yes, "offsets set")
-    if not math.isfinite(mv):  # refused before the chip is opened
-        raise UsageError(f"MV {mv}: an offset is a finite number of mV")
-    with open_chip(url, fresh) as (_, chip):
-        refs = chip.profile.read_offsets.references
-        names = [r.name for r in refs]
-        if reference in names:
-            index = names.index(reference)
-        elif reference.isdigit():
-            index = int(reference)
-        elif slc:
-            index = 0
-        else:
-            raise UsageError(
-                f"unknown read reference '{reference}': use 0..{len(refs) - 1} or "
-                f"{', '.join(names)}"
-            )
-        chip.set_read_offset_mV(index, mv, slc=slc)
-        values = chip.read_offsets_mV()
-    _print_offsets(values, as_json)
-
-
-def _print_offsets(values: dict[str, float], as_json: bool) -> None:
-    if as_json:
-        print_json({"offsets_mV": values})
+        show(plan, as_json)
         return
-    for name, mv in values.items():
-        click.echo(f"{name}: {mv:+g} mV")
+    require_yes(yes, "erase")
+    done = []
+    with open_chip(url, fresh) as (_, chip):
+        for block in blocks:
+            result = chip.erase_block(block, force=force)
+            done.append({"block": block, "status": result.status, "busy_us": result.busy_ns / 1000})
+    if as_json:
+        print_json(done[0] if len(done) == 1 else {"erased": done})
+        return
+    for d in done:
+        click.echo(
+            f"erased block {d['block']}: status {d['status']:02X}h, tBERS {d['busy_us']:.1f} µs"
+        )

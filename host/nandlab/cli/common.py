@@ -4,6 +4,7 @@ bars, tables."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import select
 import sqlite3
@@ -26,6 +27,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from nandlab.campaign.runlog import utc_formatter
 from nandlab.campaign.stops import is_read_only, reason, signal_of
 from nandlab.errors import NandlabError, RefusedOperation, UsageError
 
@@ -133,6 +135,28 @@ def silence_stdout() -> None:
     os.close(devnull)
 
 
+def setup_logging(verbose: int, quiet: bool, log_file: Path | None) -> None:
+    """The `nandlab` logger: stderr at INFO (what a long step is doing), DEBUG with -v,
+    WARNING with -q; --log-file appends everything (DEBUG). Library code only logs."""
+    logger = logging.getLogger("nandlab")
+    for old in list(logger.handlers):  # one invocation's handlers (CliRunner runs many)
+        logger.removeHandler(old)
+        old.close()
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO)
+    console.setFormatter(utc_formatter())
+    logger.addHandler(console)
+    if log_file is not None:
+        try:
+            handler = logging.FileHandler(log_file, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--log-file {log_file}: {exc.strerror or exc}") from None
+        handler.setFormatter(utc_formatter())
+        logger.addHandler(handler)
+
+
 def json_option(f: F) -> F:
     return click.option(
         "--json", "as_json", is_flag=True, help="Print exactly one JSON document instead of tables."
@@ -154,6 +178,15 @@ def yes_option(f: F) -> F:
     return click.option("--yes", is_flag=True, help="Confirm an operation that changes the chip.")(
         f
     )
+
+
+def dry_run_option(f: F) -> F:
+    return click.option(
+        "--dry-run",
+        is_flag=True,
+        help="Print the plan (operations, chip time at most, P/E cycles added per block) "
+        "and change nothing.",
+    )(f)
 
 
 def require_yes(yes: bool, what: str) -> None:
@@ -299,21 +332,44 @@ def parse_int(text: str, what: str, lo: int, hi: int) -> int:
     return value
 
 
-def parse_wls(text: str) -> list[int]:
-    """'0-3,8,10' -> [0, 1, 2, 3, 8, 10]; UsageError for anything else."""
+MAX_ADDRESSES = 1 << 16
+"""More addresses than any list a command takes (every WL of a block, every block of a
+plane); a longer list is a typo (0-99999999) refused before anything is built."""
+
+
+def parse_addresses(text: str, what: str, lo: int = 0, hi: int = (1 << 24) - 1) -> list[int]:
+    """'0-9,20' -> [0, ..., 9, 20]: the one parser of every address list on the command line
+    (--block, --wl, --scratch). UsageError naming the option, the allowed form and the bounds
+    lo..hi; the chip's own geometry is checked where the chip is known."""
     out: list[int] = []
-    try:
-        for part in text.split(","):
-            part = part.strip()
-            if "-" in part:
-                a, b = (int(x) for x in part.split("-", 1))
-                if b < a:
-                    raise ValueError
-                out.extend(range(a, b + 1))
-            else:
-                out.append(int(part))
-    except ValueError:
-        raise UsageError(
-            f"WL list '{text}' is malformed: use numbers and ranges like 0-3,8,10"
-        ) from None
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()) or len(first + last) > 18:
+            raise UsageError(f"{what} '{text}' is malformed: give numbers and ranges like 0-9,20")
+        a, b = int(first), int(last) if dash else int(first)
+        if b < a:
+            raise UsageError(f"{what} '{text}': the range {a}-{b} runs backwards")
+        if a < lo or b > hi:
+            raise UsageError(f"{what} '{text}' is out of range: allowed {lo}..{hi}")
+        if len(out) + b - a + 1 > MAX_ADDRESSES:
+            raise UsageError(f"{what} '{text}' lists more than {MAX_ADDRESSES} addresses")
+        out.extend(range(a, b + 1))
     return out
+
+
+class AddressList(click.ParamType):
+    """An option taking an address list ('0-9,20'), parsed by `parse_addresses`."""
+
+    name = "LIST"
+
+    def __init__(self, hi: int = (1 << 24) - 1) -> None:
+        self.hi = hi
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, list):
+            return value
+        what = param.opts[0] if param is not None else "address list"
+        try:
+            return parse_addresses(str(value), what, 0, self.hi)
+        except UsageError as exc:
+            self.fail(str(exc), param, ctx)

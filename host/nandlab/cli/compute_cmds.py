@@ -9,7 +9,12 @@ from typing import Any
 import click
 from rich.table import Table
 
-from nandlab.cli.common import parse_int, print_json, require_yes, stdout_console
+from nandlab.cli.common import (
+    AddressList,
+    print_json,
+    require_yes,
+    stdout_console,
+)
 from nandlab.cli.oneoff import RunOptions, run_one_off, run_options
 from nandlab.errors import UsageError
 
@@ -51,12 +56,19 @@ def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
     show_default=True,
     help="mcflash, parabit, flashcosmos, or all (every scheme the chip supports).",
 )
-@click.option("--block", default="100", show_default=True, help="Block that --store programs.")
+@click.option(
+    "--block",
+    type=click.IntRange(0, 1 << 20),
+    default=100,
+    show_default=True,
+    help="Block that --store programs.",
+)
 @click.option(
     "--scratch",
+    type=AddressList(hi=1 << 20),
     default="200,202",
     show_default=True,
-    help="Blocks the schemes may erase and program (aligned copies, results).",
+    help="Blocks the schemes may erase and program (aligned copies, results), e.g. 200-203.",
 )
 @click.option(
     "--allow-test-mode",
@@ -78,29 +90,28 @@ def compute(
     located: tuple[str, ...],
     text: str,
     scheme: str,
-    block: str,
-    scratch: str,
+    block: int,
+    scratch: list[int],
     allow_test_mode: bool,
     variant: str,
     show_bits: int,
     opts: RunOptions,
 ) -> None:
-    """Evaluate an expression over operands stored on the chip, in flash.
+    """Evaluate an expression over operands stored in flash.
 
     Prints, per scheme, the plan of chip operations (sensings, latency,
     energy) and the bit errors against the host-side reference. Storing
     operands and running a scheme program and erase blocks: add --yes.
 
-    Example: nandlab compute sim://mlc-64l --store A=random:1 --store B=random:2
-    --expr "A & B" --scheme mcflash --yes
+    \b
+    Example:
+      nandlab compute sim://mlc-64l --store A=random:1 --store B=random:2
+        --expr "A & B" --scheme mcflash --yes
     """
     specs = _pairs(stores, "--store")
     locs = _pairs(located, "--operand")
-    require_yes(opts.yes, "compute (it programs operands and erases scratch blocks)")
-    store_block = parse_int(block, "--block", 0, 1 << 20)
-    scratch_blocks = [
-        parse_int(b, "--scratch", 0, 1 << 20) for b in scratch.split(",") if b.strip()
-    ]
+    if not opts.dry_run:
+        require_yes(opts.yes, "compute (it programs operands and erases scratch blocks)")
     options: dict[str, Any] = {"variant": variant}
     if allow_test_mode:
         options["allow_test_mode"] = True
@@ -109,7 +120,7 @@ def compute(
         "store": specs,
         "located": locs,
         "schemes": [] if scheme == "all" else [s.strip() for s in scheme.split(",")],
-        "scratch": scratch_blocks,
+        "scratch": scratch,
         "options": options,
         "show_bits": show_bits,
     }
@@ -118,10 +129,12 @@ def compute(
         "bench": url,
         "fresh": opts.fresh,
         "allow_test_mode": allow_test_mode,
-        "blocks": [store_block],
+        "blocks": [block],
         "steps": [{"expression": step}],
     }
     run = run_one_off(campaign, opts, command="nandlab compute")
+    if run is None:  # --dry-run: the plan was printed
+        return
     details = [json.loads(r["detail"]) for r in run.rows if r.get("operation") == "expression"]
     reference = ("reference_bits", "reference_ones")
     doc = {

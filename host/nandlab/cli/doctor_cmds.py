@@ -199,7 +199,15 @@ def diagnose(url: str | None) -> list[Finding]:
 @click.option("--url", help="Also open this ftdi:// bench and check the chip in its socket.")
 @json_option
 def doctor(url: str | None, as_json: bool) -> None:
-    """Tell what stops a real FT2232H bench (libusb, permissions, ftdi_sio, device, chip)."""
+    """Tell what stops a real FT2232H bench from working.
+
+    Checks libusb, permissions, the ftdi_sio driver, the device and, with --url, the
+    chip in its socket.
+
+    \b
+    Example:
+      nandlab doctor --url ftdi://ftdi:2232h/1
+    """
     if url is not None:
         from nandlab.transport.ftdi.options import parse_ftdi_url
 

@@ -17,7 +17,14 @@ import numpy as np
 from pydantic import ValidationError
 
 from nandlab.characterize.vth import StateHistogram
-from nandlab.cli.common import StepBars, fresh_option, json_option, out_option, yes_option
+from nandlab.cli.common import (
+    StepBars,
+    dry_run_option,
+    fresh_option,
+    json_option,
+    out_option,
+    yes_option,
+)
 from nandlab.errors import UsageError
 
 Row = Mapping[str, Any]
@@ -25,25 +32,36 @@ Row = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class RunOptions:
-    """What every one-off measurement takes: --out, --report, --yes, --fresh, --json."""
+    """What every one-off measurement takes: --out, --report, --yes, --fresh, --json,
+    --dry-run."""
 
     out: Path
     report: bool
     yes: bool
     fresh: bool
     as_json: bool
+    dry_run: bool = False
 
 
 def run_options(command: Callable[..., None]) -> Callable[..., None]:
-    """Add --out, --report, --yes, --fresh and --json; the command gets them as `opts`."""
+    """Add --out, --report, --yes, --fresh, --json and --dry-run; the command gets them as
+    `opts`."""
 
     @functools.wraps(command)
     def with_options(
-        *args: Any, out: Path, report: bool, yes: bool, fresh: bool, as_json: bool, **kw: Any
+        *args: Any,
+        out: Path,
+        report: bool,
+        yes: bool,
+        fresh: bool,
+        as_json: bool,
+        dry_run: bool,
+        **kw: Any,
     ) -> None:
-        command(*args, opts=RunOptions(out, report, yes, fresh, as_json), **kw)
+        command(*args, opts=RunOptions(out, report, yes, fresh, as_json, dry_run), **kw)
 
     options = (
+        dry_run_option,
         json_option,
         fresh_option,
         yes_option,
@@ -68,9 +86,10 @@ class OneOffRun:
     wall_s: float
 
 
-def run_one_off(campaign: Mapping[str, Any], opts: RunOptions, *, command: str) -> OneOffRun:
+def run_one_off(campaign: Mapping[str, Any], opts: RunOptions, *, command: str) -> OneOffRun | None:
     """Validate the campaign mapping, run it into a new folder under `opts.out` and return
-    the rows; with `opts.report`, also write its summary.md and plots (as `nandlab report`)."""
+    the rows; with `opts.report`, also write its summary.md and plots (as `nandlab report`).
+    With `opts.dry_run`, print its plan instead and return None."""
     from nandlab.campaign.report import report as write_report
     from nandlab.campaign.runner import read_meta, run_campaign
     from nandlab.campaign.schema import Campaign
@@ -81,6 +100,13 @@ def run_one_off(campaign: Mapping[str, Any], opts: RunOptions, *, command: str) 
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         raise UsageError(f"{where}: {str(err['msg']).removeprefix('Value error, ')}") from None
+    if opts.dry_run:
+        from nandlab.campaign.schema import campaign_text, parse_campaign
+        from nandlab.cli.plan import campaign_plan, show
+
+        loaded = parse_campaign(campaign_text(model), command)
+        show(campaign_plan(loaded, None, command), opts.as_json)
+        return None
     t0 = time.perf_counter()
     with StepBars(not opts.as_json) as bars:
         result = run_campaign(model, opts.out, on_progress=bars, command=command)

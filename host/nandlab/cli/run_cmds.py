@@ -9,15 +9,37 @@ import click
 
 from nandlab.cli.common import (
     StepBars,
+    dry_run_option,
     json_option,
     open_chip,
     out_option,
     print_json,
     stdout_console,
+    yes_option,
 )
-from nandlab.errors import UsageError
+from nandlab.cli.plan import show
+from nandlab.errors import RefusedOperation, UsageError
 
 RUN_DIR = click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+
+DESTRUCTIVE = ("cycle", "erase", "program", "esp_program", "expression", "sim_store")
+"""Step kinds that erase or program blocks: a campaign holding one runs only with --yes."""
+
+
+def require_yes_for(loaded: Any, yes: bool, verb: str) -> None:
+    """Refuse (exit 2) a campaign with destructive steps unless --yes, naming the steps."""
+    if yes:
+        return
+    steps = [
+        f"step {i + 1} {kind}"
+        for i, step in enumerate(loaded.campaign.steps)
+        for kind in step
+        if kind in DESTRUCTIVE
+    ]
+    if steps:
+        raise RefusedOperation(
+            f"{verb} erases or programs the chip ({', '.join(steps)}): add --yes to confirm"
+        )
 
 
 def _finish(result: Any, as_json: bool) -> None:
@@ -44,12 +66,38 @@ def _finish(result: Any, as_json: bool) -> None:
 @out_option(Path("runs"), "Folder in which the run directory is made.")
 @click.option("--run-id", default=None, help="Name of the run directory (default: NAME-UTC time).")
 @click.option("--no-progress", is_flag=True, help="Show no progress bars.")
+@yes_option
+@dry_run_option
 @json_option
 def run(
-    campaign_file: Path, out: Path, run_id: str | None, no_progress: bool, as_json: bool
+    campaign_file: Path,
+    out: Path,
+    run_id: str | None,
+    no_progress: bool,
+    yes: bool,
+    dry_run: bool,
+    as_json: bool,
 ) -> None:
-    """Run a campaign file; rows are committed per unit (resume with `nandlab resume`)."""
+    """Run a campaign file, its rows committed unit by unit.
+
+    A campaign with steps that erase or program (cycle, erase, program...) runs only
+    with --yes. An interrupted run continues with `nandlab resume RUN_DIR`.
+
+    \b
+    Example:
+      nandlab run campaign.yaml --out runs --yes
+    """
     from nandlab.campaign.runner import start_run
+    from nandlab.campaign.schema import load_campaign
+
+    loaded = load_campaign(campaign_file)
+    if dry_run:
+        from nandlab.cli.plan import campaign_plan
+
+        command = f"nandlab run {campaign_file}"
+        show(campaign_plan(loaded, campaign_file.resolve().parent, command), as_json)
+        return
+    require_yes_for(loaded, yes, "the campaign")
 
     with StepBars(not (no_progress or as_json)) as bars:
         result = start_run(campaign_file, out, run_id=run_id, progress=bars)
@@ -59,14 +107,47 @@ def run(
 @click.command("resume")
 @RUN_DIR
 @click.option("--no-progress", is_flag=True, help="Show no progress bars.")
+@yes_option
+@dry_run_option
 @json_option
-def resume(run_dir: Path, no_progress: bool, as_json: bool) -> None:
-    """Finish an interrupted run: no row lost, none duplicated."""
-    from nandlab.campaign.runner import resume_run
+def resume(run_dir: Path, no_progress: bool, yes: bool, dry_run: bool, as_json: bool) -> None:
+    """Finish an interrupted run: no row lost, none duplicated.
+
+    The die is restored to the last committed unit and the rest is measured; a campaign
+    with steps that erase or program runs on only with --yes.
+
+    \b
+    Example:
+      nandlab resume runs/demo-20260101T120000Z --dry-run
+    """
+    from nandlab.campaign.runner import read_meta, resume_run
+    from nandlab.campaign.schema import parse_campaign
+
+    meta = read_meta(run_dir)
+    loaded = parse_campaign(meta["campaign_text"], meta["campaign_file"])
+    if dry_run:
+        _resume_plan(run_dir, meta, loaded, as_json)
+        return
+    if meta.get("status") != "complete":
+        require_yes_for(loaded, yes, "resuming the campaign")
 
     with StepBars(not (no_progress or as_json)) as bars:
         result = resume_run(run_dir, progress=bars)
     _finish(result, as_json)
+
+
+def _resume_plan(run_dir: Path, meta: dict[str, Any], loaded: Any, as_json: bool) -> None:
+    """The plan of the units a resume would still run (from the run's campaign text)."""
+    from nandlab.cli.plan import campaign_plan
+    from nandlab.dataset.store import RunStore
+
+    store = RunStore(run_dir)
+    try:
+        done = set(store.done())
+    finally:
+        store.close()
+    folder = Path(meta["campaign_file"]).resolve().parent
+    show(campaign_plan(loaded, folder, f"nandlab resume {run_dir}", done), as_json)
 
 
 PARTIAL = click.option(
@@ -89,7 +170,12 @@ PARTIAL = click.option(
 @PARTIAL
 @json_option
 def report(run_dir: Path, out: Path | None, partial: bool, as_json: bool) -> None:
-    """Write summary.md and plots/*.png of a run."""
+    """Write summary.md and plots/*.png of a run.
+
+    \b
+    Example:
+      nandlab report runs/demo-20260101T120000Z
+    """
     from nandlab.campaign.report import report as make_report
 
     summary, plots = make_report(run_dir, out, partial=partial)
@@ -125,8 +211,15 @@ def report(run_dir: Path, out: Path | None, partial: bool, as_json: bool) -> Non
 def export(
     run_dir: Path, fmt: str, out: Path | None, partial: bool, rebuild: bool, as_json: bool
 ) -> None:
-    """Export a run's measurement rows as Parquet, CSV or HDF5 into a new file (with a
-    .sha256 beside it); never over the run's own files, never fewer rows than it holds."""
+    """Export a run's rows as Parquet, CSV or HDF5 into a new file.
+
+    A .sha256 is written beside it; never over the run's own files, never fewer rows
+    than the run holds.
+
+    \b
+    Example:
+      nandlab export runs/demo-20260101T120000Z --format csv --out rows.csv
+    """
     from nandlab.campaign import export as exporting
 
     if rebuild:
@@ -151,7 +244,14 @@ def export(
 @click.argument("chip")
 @json_option
 def ledger(chip: str, as_json: bool) -> None:
-    """History of a chip: a bench URL (identifies CE 0) or a chip unique ID (hex)."""
+    """History of a chip, by bench URL or chip unique ID.
+
+    CHIP is a bench URL (its CE 0 is identified) or a chip unique ID (hex).
+
+    \b
+    Example:
+      nandlab ledger sim://mlc-64l
+    """
     from rich.table import Table
 
     from nandlab.ledger import Ledger
