@@ -51,7 +51,7 @@ def bad_inputs(files: dict[str, Path]) -> list[list[str]]:
         ["offsets", "set", URL, "nope", "10", "--yes"],
         ["vth", URL, "--block", "-1", "--wl", "0", "--yes"],
         ["rber", URL, "--block", "9", "--retention", "forever", "--yes"],
-        ["demo", "--wls", "0"],
+        ["demo", "--wl-count", "0"],
         ["run", missing],
         ["run", text],
         ["run", folder],
