@@ -22,7 +22,7 @@ def test_vth_writes_plot_and_ordered_state_histograms(run_json, tmp_path: Path):
         "12",
         "--wl",
         "3",
-        "--step",
+        "--code-step",
         "4",
         "--yes",
         "--fresh",
@@ -53,11 +53,11 @@ def test_vth_writes_plot_and_ordered_state_histograms(run_json, tmp_path: Path):
 
 def test_vth_run_folder_is_a_campaign_run(run, run_json, tmp_path: Path):
     doc = run_json(
-        "vth", URL, "--block", "12", "--wl", "1", "--step", "8", "--yes", "--fresh",
+        "vth", URL, "--block", "12", "--wl", "1", "--code-step", "8", "--yes", "--fresh",
         "--out", str(tmp_path),
     )
     run_dir = doc["run_dir"]
-    resumed = run("resume", run_dir, "--json")
+    resumed = run("resume", "--yes", run_dir, "--json")
     assert resumed.exit_code == 0 and json.loads(resumed.stdout)["status"] == "complete"
     exported = run("export", run_dir, "--format", "csv", "--json")
     assert exported.exit_code == 0 and Path(json.loads(exported.stdout)["path"]).exists()
@@ -69,7 +69,7 @@ def test_vth_no_program_reads_a_known_pattern(run, run_json, tmp_path: Path):
     out = ("--out", str(tmp_path))
     assert (
         run(
-            "vth", URL, "--block", "12", "--wl", "0", "--step", "8", "--fresh", *out
+            "vth", URL, "--block", "12", "--wl", "0", "--code-step", "8", "--fresh", *out
         ).exit_code
         == 2
     )
@@ -80,7 +80,7 @@ def test_vth_no_program_reads_a_known_pattern(run, run_json, tmp_path: Path):
         "12",
         "--wl",
         "0",
-        "--step",
+        "--code-step",
         "8",
         "--seed",
         "4",
@@ -95,7 +95,7 @@ def test_vth_no_program_reads_a_known_pattern(run, run_json, tmp_path: Path):
         "12",
         "--wl",
         "0",
-        "--step",
+        "--code-step",
         "8",
         "--seed",
         "4",
@@ -118,7 +118,7 @@ def _rate(doc) -> float:
 def test_rber_grows_with_wear_and_retention(run_json, tmp_path: Path):
     out = ("--out", str(tmp_path))
     fresh = run_json(
-        "rber", URL, "--block", "20", "--pec", "1", "--wls", "0-1", "--yes", "--fresh", *out
+        "rber", URL, "--block", "20", "--pec", "1", "--wl", "0-1", "--yes", "--fresh", *out
     )
     worn = run_json(
         "rber",
@@ -129,7 +129,7 @@ def test_rber_grows_with_wear_and_retention(run_json, tmp_path: Path):
         "10000",
         "--retention",
         "1y@30C",
-        "--wls",
+        "--wl",
         "0-1",
         "--yes",
         *out,
@@ -150,7 +150,7 @@ def test_rber_needs_yes(run):
 
 
 def test_rber_refuses_a_block_worn_past_the_target(run, run_json, tmp_path: Path):
-    args = ("rber", URL, "--block", "20", "--pec", "5", "--wls", "0", "--yes")
+    args = ("rber", URL, "--block", "20", "--pec", "5", "--wl", "0", "--yes")
     args += ("--out", str(tmp_path))
     run_json(*args, "--fresh")
     again = run(*args)
@@ -159,7 +159,7 @@ def test_rber_refuses_a_block_worn_past_the_target(run, run_json, tmp_path: Path
 
 def test_demo_writes_a_dataset(run, tmp_path: Path):
     result = run(
-        "demo", "--out", str(tmp_path), "--wls", "2", "--vth-step", "8", "--json"
+        "demo", "--out", str(tmp_path), "--wl-count", "2", "--code-step", "8", "--json"
     )
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
