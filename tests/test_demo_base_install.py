@@ -32,7 +32,7 @@ main()
 
 
 def test_demo_runs_without_any_extra(tmp_path: Path, data_dir: Path) -> None:
-    args = ["demo", "--wls", "1", "--vth-step", "16", "--json", "--out", str(tmp_path)]
+    args = ["demo", "--wl-count", "1", "--code-step", "16", "--json", "--out", str(tmp_path)]
     blocked = ",".join(EXTRAS_MODULES)
     done = subprocess.run(
         [sys.executable, "-c", RUN_WITHOUT_EXTRAS, blocked, *args],
