@@ -72,7 +72,7 @@ def test_same_seed_same_rows_whatever_ran_before(
             "7",
             "--pec",
             "4",
-            "--wls",
+            "--wl",
             "0",
             "--yes",
             "--out",
