@@ -190,7 +190,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "3",
             "--pec",
             "2",
-            "--wls",
+            "--wl",
             "0",
             "--yes",
             "--out",
@@ -229,7 +229,7 @@ def test_campaign_file_refused_before_the_chip(
     monkeypatch.setenv("NANDLAB_DATA_DIR", str(world / "data"))
     campaign = tmp_path / "c.yaml"
     campaign.write_bytes(text if isinstance(text, bytes) else text.encode())
-    _refused(run, world, ["run", str(campaign), "--out", str(world / "out")], words)
+    _refused(run, world, ["run", "--yes", str(campaign), "--out", str(world / "out")], words)
 
 
 @pytest.mark.parametrize(
@@ -265,7 +265,7 @@ def test_run_id_is_a_plain_name(
     _refused(
         run,
         world,
-        ["run", str(campaign), "--out", str(out), "--run-id", run_id],
+        ["run", "--yes", str(campaign), "--out", str(out), "--run-id", run_id],
         ["--run-id"],
     )
     assert not Path(
@@ -287,7 +287,7 @@ def test_non_utf8_profile_file(
         f"name: bad\nbench: sim://?profile={profile}\nblocks: [5]\nsteps: [{{erase: {{}}}}]\n"
     )
     _refused(
-        run, world, ["run", str(campaign), "--out", str(world / "out")], ["not UTF-8"]
+        run, world, ["run", "--yes", str(campaign), "--out", str(world / "out")], ["not UTF-8"]
     )
 
 
@@ -304,8 +304,8 @@ ONE_OFFS: list[tuple[str, list[str], list[str]]] = [
     ("program-seed-30-digits", ["program", URL, "--block", "5", "--page", "0", "--pattern", "random", "--seed", "9" * 30], ["--seed"]),
     ("rber-seed-30-digits", ["rber", URL, "--block", "5", "--pec", "3", "--seed", "9" * 30], ["seed"]),
     ("rber-zero-pe", ["rber", URL, "--block", "5", "--pec", "0"], ["--pec 0"]),
-    ("rber-wls-past-the-end", ["rber", URL, "--block", "5", "--pec", "3", "--wls", "0-9999"], ["WL 256 outside"]),
-    ("rber-huge-wl-range", ["rber", URL, "--block", "5", "--pec", "3", "--wls", "0-99999999999"], ["--wls"]),
+    ("rber-wl-past-the-end", ["rber", URL, "--block", "5", "--pec", "3", "--wl", "0-9999"], ["WL 256 outside"]),
+    ("rber-huge-wl-range", ["rber", URL, "--block", "5", "--pec", "3", "--wl", "0-99999999999"], ["--wl"]),
     ("rber-400-digit-age", ["rber", URL, "--block", "5", "--pec", "3", "--retention", "9" * 400 + "y@30C"], ["over 1000 years"]),
     ("vth-block-past-the-end", ["vth", URL, "--block", "4096", "--wl", "0"], ["block 4096 is outside"]),
 ]  # fmt: skip
@@ -351,7 +351,7 @@ def test_campaign_file_that_is_no_regular_file(
     _refused(
         run,
         world,
-        ["run", str(path), "--out", str(world / "out")],
+        ["run", "--yes", str(path), "--out", str(world / "out")],
         ["not a regular file"],
     )
 
@@ -375,7 +375,7 @@ def test_fresh_campaign_refused_after_the_chip_opened_changes_nothing(
         "steps:\n  - cycle: {pec: 10}\n  - program: {wls: [0]}\n  - measure: {what: rber}\n"
     )
     before = {k: v for k, v in _tree(world).items() if not k.endswith("lock")}
-    result = run("run", str(campaign), "--out", str(world / "out"))
+    result = run("run", "--yes", str(campaign), "--out", str(world / "out"))
     assert result.exit_code == 2, result.output
     assert f"block {bad} carries the factory bad-block marker" in result.stderr
     after = {k: v for k, v in _tree(world).items() if not k.endswith("lock")}
