@@ -58,7 +58,7 @@ def reference(campaign: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("NANDLAB_DATA_DIR", str(root / "data"))
         result = CliRunner().invoke(
-            cli, ["run", str(campaign), "--out", str(root), "--run-id", "r", "--no-progress"]
+            cli, ["run", "--yes", str(campaign), "--out", str(root), "--run-id", "r", "--no-progress"]
         )
         assert result.exit_code == 0, result.output
         return outcome(root / "r")
@@ -113,7 +113,7 @@ def launch(
 
 
 def run_args(campaign: Path, out: Path, run_id: str = "k") -> list[str]:
-    return ["run", str(campaign), "--out", str(out), "--run-id", run_id, "--no-progress"]
+    return ["run", "--yes", str(campaign), "--out", str(out), "--run-id", run_id, "--no-progress"]
 
 
 def wait_until(
@@ -139,7 +139,7 @@ def finish(proc: subprocess.Popen[bytes]) -> tuple[int, str]:
 
 
 def resume(run_dir: Path) -> None:
-    result = CliRunner().invoke(cli, ["resume", str(run_dir), "--no-progress"])
+    result = CliRunner().invoke(cli, ["resume", "--yes", str(run_dir), "--no-progress"])
     assert result.exit_code == 0, result.output
 
 
