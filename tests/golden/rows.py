@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent
 
 RUNS: dict[str, list[str]] = {
-    name: ["run", str(REPO / path)]
+    name: ["run", "--yes", str(REPO / path)]
     for name, path in {
         "mlc-rber-pec-retention": "characterization/campaigns/mlc-rber-pec-retention.yaml",
         "mlc-vth-sweep": "characterization/campaigns/mlc-vth-sweep.yaml",
