@@ -29,13 +29,13 @@ def _file(tmp_path: Path, text: str = CAMPAIGN) -> str:
 
 def test_run_report_export_ledger(run: Callable[..., Result], tmp_path: Path) -> None:
     out = tmp_path / "runs"
-    result = run("run", _file(tmp_path), "--out", str(out), "--run-id", "x", "--json")
+    result = run("run", "--yes", _file(tmp_path), "--out", str(out), "--run-id", "x", "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["status"] == "complete" and doc["units"] == 6
     run_dir = out / "x"
     assert (run_dir / "measurements.parquet").is_file()
-    assert run("resume", str(run_dir)).exit_code == 0
+    assert run("resume", "--yes", str(run_dir)).exit_code == 0
     result = run("report", str(run_dir))
     assert result.exit_code == 0, result.output
     assert "0 in " in (run_dir / "summary.md").read_text()
@@ -50,10 +50,10 @@ def test_run_report_export_ledger(run: Callable[..., Result], tmp_path: Path) ->
     assert ledger["runs"][0]["run_id"] == "x"
     assert run("ledger", ledger["chip"]).exit_code == 0
     # the same run id again: the folder holds a run
-    result = run("run", _file(tmp_path), "--out", str(out), "--run-id", "x")
+    result = run("run", "--yes", _file(tmp_path), "--out", str(out), "--run-id", "x")
     assert result.exit_code == 2
     assert "already holds another run" in result.stderr
-    result = run("run", _file(tmp_path), "--out", str(run_dir))
+    result = run("run", "--yes", _file(tmp_path), "--out", str(run_dir))
     assert result.exit_code == 2 and "is itself a run directory" in result.stderr
 
 
@@ -64,16 +64,16 @@ def test_usage_errors_exit_2_and_leave_nothing(
     bad = CAMPAIGN.replace(
         "  - measure: {what: [rber, latency]}", "  - meassure: {what: rber}"
     )
-    result = run("run", _file(tmp_path, bad), "--out", str(out))
+    result = run("run", "--yes", _file(tmp_path, bad), "--out", str(out))
     assert result.exit_code == 2
     assert "c.yaml:9: steps[2].meassure: unknown step kind" in result.stderr
     contradictory = CAMPAIGN.replace("  - program: {wls: 0-1}\n", "")
-    result = run("run", _file(tmp_path, contradictory), "--out", str(out))
+    result = run("run", "--yes", _file(tmp_path, contradictory), "--out", str(out))
     assert result.exit_code == 2 and "add a program step first" in result.stderr
     too_many = CAMPAIGN.replace("seed: 2", "seed: 2\nmax_units: 3")
-    result = run("run", _file(tmp_path, too_many), "--out", str(out))
+    result = run("run", "--yes", _file(tmp_path, too_many), "--out", str(out))
     assert result.exit_code == 2 and "max_units=3" in result.stderr
     assert not out.exists() or not any(out.iterdir())
-    assert run("resume", str(tmp_path)).exit_code == 2
+    assert run("resume", "--yes", str(tmp_path)).exit_code == 2
     assert run("export", str(tmp_path), "--format", "xls").exit_code == 2
     assert run("ledger", "not-a-chip!").exit_code == 2
