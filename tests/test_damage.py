@@ -71,7 +71,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("pristine")
     (root / "tiny.yaml").write_text(CAMPAIGN)
     env = {"NANDLAB_DATA_DIR": str(root / "data")}
-    run = ("run", str(root / "tiny.yaml"), "--out", str(root / "runs"), "--no-progress")
+    run = ("run", "--yes", str(root / "tiny.yaml"), "--out", str(root / "runs"), "--no-progress")
     done = _nandlab(*run, "--run-id", "done", env=env)
     assert done.wait(timeout=300) == 0, done.stderr.read().decode() if done.stderr else ""
     killed = _nandlab(*run, "--run-id", "k", env=env)
@@ -129,7 +129,7 @@ class Case:
                                     "--out", str(target))
             return code, target.read_text() if code == 0 else err
         if command == "resume":
-            code, _, err = self.run("resume", str(runs / "k"), "--no-progress")
+            code, _, err = self.run("resume", "--yes", str(runs / "k"), "--no-progress")
             return code, _rows(runs / "k") if code == 0 else err
         raise AssertionError(command)
 
