@@ -52,7 +52,7 @@ def test_unplugged_mid_campaign_stops_cleanly_and_resume_completes(
 ) -> None:
     (tmp_path / "c.yaml").write_text(CAMPAIGN)
     with plugged(_device(1)):
-        result = run("run", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "runs"),
+        result = run("run", "--yes", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "runs"),
                      "--run-id", "ref", "--no-progress")
         assert result.exit_code == 0, result.output
     reference = _units(tmp_path / "runs" / "ref")
@@ -61,7 +61,7 @@ def test_unplugged_mid_campaign_stops_cleanly_and_resume_completes(
     run_dir = tmp_path / "runs" / "u"
     with plugged(device):
         device.unplug_after_transfers = 100  # a full run takes about 200
-        result = run("run", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "runs"),
+        result = run("run", "--yes", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "runs"),
                      "--run-id", "u", "--no-progress")
         assert result.exit_code == 1, result.output
         assert "nandlab resume" in result.stderr and "gone" in result.stderr
@@ -71,7 +71,7 @@ def test_unplugged_mid_campaign_stops_cleanly_and_resume_completes(
         assert 0 < len(set(done)) < UNITS and meta["failed_unit"] not in done
 
         device.plugged, device.unplug_after_transfers = True, None  # cable back in
-        result = run("resume", str(run_dir), "--json", "--no-progress")
+        result = run("resume", "--yes", str(run_dir), "--json", "--no-progress")
         assert result.exit_code == 0, result.output
         assert json.loads(result.stdout)["status"] == "complete"
     units = _units(run_dir)
