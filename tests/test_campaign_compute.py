@@ -36,7 +36,7 @@ def _file(tmp_path: Path, text: str) -> str:
 
 def test_compute_rows_errors_and_report(run: Callable[..., Result], tmp_path: Path) -> None:
     out = tmp_path / "runs"
-    result = run("run", _file(tmp_path, CAMPAIGN), "--out", str(out), "--run-id", "c")
+    result = run("run", "--yes", _file(tmp_path, CAMPAIGN), "--out", str(out), "--run-id", "c")
     assert result.exit_code == 0, result.output
     rows = pq.read_table(out / "c" / "measurements.parquet").to_pylist()
     compute = [r for r in rows if r["scheme"] == "parabit"]
@@ -71,20 +71,20 @@ def test_compute_rows_errors_and_report(run: Callable[..., Result], tmp_path: Pa
 
 def test_compute_bad_input_names_the_problem(run: Callable[..., Result], tmp_path: Path) -> None:
     bad_scheme = CAMPAIGN.replace("scheme: parabit", "scheme: parabits")
-    result = run("run", _file(tmp_path, bad_scheme), "--out", str(tmp_path / "r"))
+    result = run("run", "--yes", _file(tmp_path, bad_scheme), "--out", str(tmp_path / "r"))
     assert result.exit_code == 2
     assert "scheme 'parabits' is unknown" in result.stderr and "parabit" in result.stderr
     assert "c.yaml:" in result.stderr
     bad_op = CAMPAIGN.replace("[AND, XOR,", "[AND, C & A,")
-    result = run("run", _file(tmp_path, bad_op), "--out", str(tmp_path / "r"))
+    result = run("run", "--yes", _file(tmp_path, bad_op), "--out", str(tmp_path / "r"))
     assert result.exit_code == 2 and "operands C are not in the pair layout" in result.stderr
     slc = CAMPAIGN.replace("pattern: random}\n  - compute", "pattern: random, mode: slc}\n  - compute")
     slc = slc.replace("{pec: {sweep: [1, 10000]}, pattern: random}", "{pec: 1, mode: slc}")
-    result = run("run", _file(tmp_path, slc), "--out", str(tmp_path / "r"))
+    result = run("run", "--yes", _file(tmp_path, slc), "--out", str(tmp_path / "r"))
     assert result.exit_code == 2 and "use layout: wordlines" in result.stderr
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
     overlap = CAMPAIGN.replace("scratch: [60]", "scratch: [41]")
-    result = run("run", _file(tmp_path, overlap), "--out", str(tmp_path / "r"))
+    result = run("run", "--yes", _file(tmp_path, overlap), "--out", str(tmp_path / "r"))
     assert result.exit_code == 2 and "scratch block 41 is one of the campaign's blocks" in (
         result.stderr
     )
