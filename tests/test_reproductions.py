@@ -76,7 +76,7 @@ def test_parabit_report_from_a_reduced_run(
         ("wls: 0-31", "wls: 0-7"),
     )
     out = tmp_path / "runs"
-    assert run("run", campaign, "--out", str(out), "--run-id", "p").exit_code == 0
+    assert run("run", "--yes", campaign, "--out", str(out), "--run-id", "p").exit_code == 0
     assert run("report", str(out / "p")).exit_code == 0
     lines = (out / "p" / "report.md").read_text().splitlines()
     for op in ("AND", "XOR", "NOT-MSB"):
@@ -122,7 +122,7 @@ def test_flashcosmos_fig11_from_a_reduced_run(
         ("[null, 300, 600, 1000, 1100]", "[null, 600]"),
     )
     out = tmp_path / "runs"
-    assert run("run", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
+    assert run("run", "--yes", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
     assert run("report", str(out / "f")).exit_code == 0
     text = (out / "f" / "report.md").read_text()
     rows = pq.read_table(out / "f" / "measurements.parquet").to_pylist()
@@ -158,7 +158,7 @@ def test_flashcosmos_fig8_from_a_reduced_run(
         (measure_wls, "0, 4"),
     )
     out = tmp_path / "runs"
-    assert run("run", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
+    assert run("run", "--yes", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
     assert run("report", str(out / "f")).exit_code == 0
     text = (out / "f" / "report.md").read_text()
     rows = pq.read_table(out / "f" / "measurements.parquet").to_pylist()
@@ -199,7 +199,7 @@ def test_mlc_mode_data_is_measured_by_rber_only(
         "  - esp_program: {wls: 0-3, mlc: true, allow_test_mode: true}\n"
         "  - measure: {what: [rber, latency]}\n"
     )
-    result = run("run", str(campaign), "--out", str(tmp_path / "runs"))
+    result = run("run", "--yes", str(campaign), "--out", str(tmp_path / "runs"))
     assert result.exit_code == 2
     assert "block 20 holds MLC-mode data (test mode): measure only rber" in result.stderr
 
@@ -229,7 +229,7 @@ def test_flashcosmos_fig12_from_a_reduced_run(
         ("[1, 2, 4, 8, 16, 24, 32, 48]", "[1, 8]"),
     )
     out = tmp_path / "runs"
-    assert run("run", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
+    assert run("run", "--yes", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
     assert run("report", str(out / "f")).exit_code == 0
     text = (out / "f" / "report.md").read_text()
     rows = pq.read_table(out / "f" / "measurements.parquet").to_pylist()
@@ -260,7 +260,7 @@ def test_flashcosmos_fig13_from_a_reduced_run(
         ("counts: [1, 2, 4, 8, 16, 32]", "counts: [1, 4]"),
     )
     out = tmp_path / "runs"
-    assert run("run", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
+    assert run("run", "--yes", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
     assert run("report", str(out / "f")).exit_code == 0
     text = (out / "f" / "report.md").read_text()
     rows = pq.read_table(out / "f" / "measurements.parquet").to_pylist()
@@ -284,7 +284,7 @@ def test_flashcosmos_fig14_from_a_reduced_run(
         ("blocks: {range: {from: 2, to: 16, step: 2}}", "blocks: [2, 4, 6, 8]"),
     )
     out = tmp_path / "runs"
-    assert run("run", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
+    assert run("run", "--yes", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
     assert run("report", str(out / "f")).exit_code == 0
     text = (out / "f" / "report.md").read_text()
     rows = pq.read_table(out / "f" / "measurements.parquet").to_pylist()
@@ -315,7 +315,7 @@ def test_flashcosmos_sec52_from_a_reduced_run(
         ("allow_test_mode: true}", "allow_test_mode: true, bits: 1000000}"),
     )
     out = tmp_path / "runs"
-    assert run("run", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
+    assert run("run", "--yes", campaign, "--out", str(out), "--run-id", "f").exit_code == 0
     assert run("report", str(out / "f")).exit_code == 0
     text = (out / "f" / "report.md").read_text()
     rows = [
@@ -390,7 +390,7 @@ def test_report_names_a_missing_analysis(
         "steps:\n  - cycle: {pec: 1}\nanalysis: gone.py\n"
     )
     out = tmp_path / "runs"
-    assert run("run", str(campaign), "--out", str(out), "--run-id", "c").exit_code == 0
+    assert run("run", "--yes", str(campaign), "--out", str(out), "--run-id", "c").exit_code == 0
     result = run("report", str(out / "c"))
     assert result.exit_code == 2
     assert f"the campaign's analysis {tmp_path / 'gone.py'} is missing" in result.stderr
@@ -428,7 +428,7 @@ def test_report_says_when_the_analysis_finds_no_figure(
         f"steps:\n  - cycle: {{pec: 1}}\nanalysis: {FLASHCOSMOS / 'analysis.py'}\n"
     )
     out = tmp_path / "runs"
-    assert run("run", str(campaign), "--out", str(out), "--run-id", "c").exit_code == 0
+    assert run("run", "--yes", str(campaign), "--out", str(out), "--run-id", "c").exit_code == 0
     result = run("report", str(out / "c"))
     assert result.exit_code == 2
     assert "no Flash-Cosmos rows in this run" in result.stderr
@@ -452,7 +452,7 @@ def test_mcflash_from_a_reduced_run(run: Callable[..., Result], tmp_path: Path) 
         (f"vref0_codes: [{codes}]", "vref0_codes: [0, 44, 48, 124]"),
     )
     out = tmp_path / "runs"
-    assert run("run", campaign, "--out", str(out), "--run-id", "m").exit_code == 0
+    assert run("run", "--yes", campaign, "--out", str(out), "--run-id", "m").exit_code == 0
     assert run("report", str(out / "m")).exit_code == 0
     text = (out / "m" / "report.md").read_text()
     rows = pq.read_table(out / "m" / "measurements.parquet").to_pylist()
