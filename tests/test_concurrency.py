@@ -49,7 +49,7 @@ def _committed(run_dir: Path) -> int:
 
 def _start(campaign: Path, runs: Path, run_id: str, data: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-c", "from nandlab.cli.main import main; main()", "run", str(campaign),
+        [sys.executable, "-c", "from nandlab.cli.main import main; main()", "run", "--yes", str(campaign),
          "--out", str(runs), "--run-id", run_id, "--no-progress"],
         env={**os.environ, "NANDLAB_DATA_DIR": str(data)},
         stdout=subprocess.DEVNULL,
@@ -119,10 +119,10 @@ def test_a_killed_campaign_leaves_no_lock_that_blocks(
     killed.wait()
     note = json.loads((runs / "k" / "run.lock").read_text())
     assert note["pid"] == killed.pid and note["run"] == "k"  # left behind, and harmless:
-    resumed = run("resume", str(runs / "k"), "--no-progress")
+    resumed = run("resume", "--yes", str(runs / "k"), "--no-progress")
     assert resumed.exit_code == 0, resumed.output
     rows_pec, ledger_pec = _pec_rows_and_ledger(runs / "k")
     assert rows_pec == 3000 and ledger_pec == 3000
-    again = run("run", str(campaign), "--out", str(runs), "--run-id", "n", "--no-progress")
+    again = run("run", "--yes", str(campaign), "--out", str(runs), "--run-id", "n", "--no-progress")
     assert again.exit_code == 0, again.output
 
