@@ -31,7 +31,7 @@ COMMANDS: dict[str, list[str]] = {
         "compute", "sim://mlc-64l?seed=4", "--fresh", "--store", "A=random:1", "--store",
         "B=random:2", "--expr", "A & B", "--scheme", "mcflash", "--yes",
     ],
-    **{f"run {p.stem}": ["run", str(p)] for p in SAMPLES},
+    **{f"run {p.stem}": ["run", "--yes", str(p)] for p in SAMPLES},
 }
 
 
