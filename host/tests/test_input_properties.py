@@ -175,7 +175,8 @@ def test_a_refused_campaign_exits_2_and_changes_nothing(
     monkeypatch.setenv("NANDLAB_DATA_DIR", str(work / "data"))
     (tmp_path / "c.yaml").write_text(text)
     before = _tree(work)
-    result = CliRunner().invoke(cli, ["run", str(tmp_path / "c.yaml"), "--out", str(work / "o")])
+    args = ["run", "--yes", str(tmp_path / "c.yaml"), "--out", str(work / "o")]
+    result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert _tree(work) == before
