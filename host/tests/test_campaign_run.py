@@ -87,6 +87,7 @@ def test_sigkill_then_resume_gives_identical_rows(
             "-c",
             "from nandlab.cli.main import main; main()",
             "run",
+            "--yes",
             str(campaign),
             "--out",
             str(tmp_path / "runs"),
