@@ -55,7 +55,7 @@ def test_reduced_run_reports_every_claim(tmp_path: Path) -> None:
     out = tmp_path / "runs"
     runner = CliRunner()
     ran = runner.invoke(
-        cli, ["run", str(campaign), "--out", str(out), "--run-id", "s", "--no-progress"]
+        cli, ["run", "--yes", str(campaign), "--out", str(out), "--run-id", "s", "--no-progress"]
     )
     assert ran.exit_code == 0, ran.output
     assert runner.invoke(cli, ["report", str(out / "s")]).exit_code == 0
