@@ -108,7 +108,9 @@ class Jobs:
         self._spawn(
             run_id,
             "run",
-            ["run", str(path), "--out", str(self.out), "--run-id", run_id, "--no-progress"],
+            # the page asked for the confirmation that --yes gives
+            ["run", "--yes", str(path), "--out", str(self.out), "--run-id", run_id]
+            + ["--no-progress"],
         )
         return run_id
 
@@ -123,7 +125,7 @@ class Jobs:
             # (one still open after that: the new process says the run is in use, in its log)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 previous.process.wait(timeout=CLOSE_WAIT_S)
-        self._spawn(entry.run_id, "resume", ["resume", entry.folder, "--no-progress"])
+        self._spawn(entry.run_id, "resume", ["resume", "--yes", entry.folder, "--no-progress"])
 
     def stop(self, entry: RunEntry, meta: dict[str, Any]) -> None:
         """Interrupt a running run as Ctrl-C does: the unit in flight is dropped, every
