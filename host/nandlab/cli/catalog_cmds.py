@@ -64,8 +64,8 @@ def runs(out: Path, as_json: bool) -> None:
 def query(sql: str, out: Path, as_json: bool, as_csv: bool) -> None:
     """Run SQL (DuckDB) over the rows of a folder's runs.
 
-    Table `rows` holds every row of every complete run (column run_id names the run),
-    table `runs` the catalogue.
+    Table `rows` holds every committed row of every run, complete or not (column run_id
+    names the run), table `runs` the catalogue (its status tells complete runs).
 
     \b
     Example:
