@@ -177,3 +177,47 @@ def test_query_sees_an_unfinished_runs_parts_and_tail(tmp_path: Path) -> None:
                               "JOIN runs USING (run_id) WHERE runs.status = 'interrupted' "
                               "GROUP BY ALL ORDER BY ALL").to_pylist()
     assert found == [{"unit_idx": i, "n": 3 if i < 3 else 2, "s": 2**62 + i} for i in range(5)]
+
+
+STOPPING = """\
+name: stopping
+bench: sim://mlc-64l?seed=23
+fresh: true
+seed: 4
+blocks: [300]
+steps:
+  - cycle: {pec: 1}
+  - program: {wls: 0-1, pattern: random}
+  - measure: {what: [rber], repeats: {sweep: [1, 2, 3, 4]}}
+"""
+
+
+def test_a_stopped_run_writes_its_last_part_and_completion_removes_the_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nandlab.campaign.runner import resume_run, start_run
+    from nandlab.errors import Interrupted
+
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "c.yaml").write_text(STOPPING)
+    calls = 0
+
+    def ctrl_c_after_the_third_unit(label: str, done: int, total: int, step: int) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            raise KeyboardInterrupt
+
+    # the default rule makes no part in this short run: the stop writes the only one
+    with pytest.raises(Interrupted):
+        start_run(tmp_path / "c.yaml", tmp_path / "runs", run_id="s",
+                  progress=ctrl_c_after_the_third_unit)
+    run = tmp_path / "runs" / "s"
+    store = RunStore(run, readonly=True)
+    last = store.last_unit()
+    store.close()
+    assert last == 2 and _manifest(run) == [(0, 0, 2)]
+    assert pq.read_table(part_path(run, 0)).equals(store_table(run))
+    assert resume_run(run).status == "complete"
+    assert not (run / PARTS).exists()
+    assert run_arrow(run).num_rows == store_table(run).num_rows

@@ -2,9 +2,11 @@
 
 `run.json` (what was run, on which bench, by which software), `run.sqlite`
 (the run store that makes a run resumable: committed units and their rows),
+`parts/` (Parquet parts of the committed rows while the run goes),
 `measurements.parquet` (the rows, checksum in run.json), `summary.md`,
 `plots/` and `export/`. `columns` holds the data dictionary and the file
-names, `store` the run store, `load` the readers (`load_run`), `summary` /
+names, `store` the run store, `parts` the parts, `load` the readers
+(`load_run`), `summary` /
 `plots` the shared tables and figures. docs/data.md describes the format.
 """
 

@@ -3,7 +3,8 @@
 `run.sqlite` holds the units done (key, seed, die checkpoint, chip time)
 and their rows; a unit's rows and its "done" mark are committed together,
 so a kill at any moment loses at most the unit in flight and never leaves
-half a unit. When the run completes, `finish_dataset` writes
+half a unit. Its `parts` table is the manifest of the Parquet parts written
+while the run goes (`dataset.parts`). When the run completes, `finish_dataset` writes
 `measurements.parquet` from it (rows in unit order) and returns the file's
 checksum for run.json.
 
