@@ -221,3 +221,32 @@ def test_a_stopped_run_writes_its_last_part_and_completion_removes_the_parts(
     assert resume_run(run).status == "complete"
     assert not (run / PARTS).exists()
     assert run_arrow(run).num_rows == store_table(run).num_rows
+
+
+def test_query_of_a_run_that_completes_meanwhile_reads_its_final_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nandlab.dataset import catalog as catalog_mod
+    from nandlab.dataset.parts import drop_parts
+
+    run = _run(tmp_path, status="stopped")
+    store = RunStore(run)
+    writer = PartWriter(run, store)
+    _commit(store, None, range(4))
+    writer.flush()
+    store.close()
+    listed = catalog_mod._sources
+
+    def completing_after_the_listing(runs: Any) -> Any:
+        found = listed(runs)
+        if (run / PARTS).exists():  # the run completes between listing and reading
+            meta = json.loads((run / "run.json").read_text())
+            meta.update(status="complete", dataset=finish_dataset(run))
+            (run / "run.json").write_text(json.dumps(meta))
+            drop_parts(run)
+        return found
+
+    monkeypatch.setattr(catalog_mod, "_sources", completing_after_the_listing)
+    found = query(run.parent, "SELECT runs.status, COUNT(*) AS n FROM rows "
+                              "JOIN runs USING (run_id) GROUP BY ALL").to_pylist()
+    assert found == [{"status": "complete", "n": 12}]

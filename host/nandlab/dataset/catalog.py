@@ -24,7 +24,7 @@ from nandlab.dataset.columns import PARQUET, RUN_JSON, SCHEMA
 from nandlab.dataset.parts import committed_sources
 from nandlab.dataset.provenance import run_alive
 from nandlab.dataset.store import RunStore, verify_dataset
-from nandlab.errors import NandlabError, UsageError
+from nandlab.errors import DamagedFileError, NandlabError, UsageError
 
 
 @dataclass(frozen=True)
@@ -93,26 +93,49 @@ def catalog(data: str | Path) -> list[RunEntry]:
     return sorted(entries, key=lambda e: (e.start_utc or "", e.run_id))
 
 
-def query(data: str | Path, sql: str) -> pa.Table:
-    """Run `sql` (DuckDB) over the runs under `data`: tables `rows` and `runs`."""
-    import duckdb
-
-    runs = catalog(data)
+def _sources(runs: list[RunEntry]) -> tuple[list[str], pa.Table]:
+    """The Parquet files of the runs' rows (checksums verified) and the rows committed after
+    the last part of the unfinished runs."""
     files: list[str] = []
     tails = [SCHEMA.empty_table()]
     for entry in runs:
         folder = Path(entry.folder)
+        if entry.status != "complete" and entry.rows is not None:
+            # unfinished: its parts and the rows committed after them (docs/data.md)
+            try:
+                parts, tail = committed_sources(folder)
+            except DamagedFileError:
+                entry = run_entry(folder)  # it may have completed, its parts removed
+                if entry.status != "complete":
+                    raise
+            else:
+                files += [str(f) for f in parts]
+                tails.append(tail)
         if entry.status == "complete" and (folder / PARQUET).is_file():
             verify_dataset(folder, json.loads((folder / RUN_JSON).read_text()))
             files.append(str(folder / PARQUET))
-        elif entry.status != "complete" and entry.rows is not None:
-            # unfinished: its parts and the rows committed after them (docs/data.md)
-            parts, tail = committed_sources(folder)
-            files += [str(f) for f in parts]
-            tails.append(tail)
+    return files, pa.concat_tables(tails)
+
+
+def query(data: str | Path, sql: str) -> pa.Table:
+    """Run `sql` (DuckDB) over the runs under `data`: tables `rows` and `runs`."""
+    runs = catalog(data)
+    files, tail = _sources(runs)
+    try:
+        return _duckdb(sql, runs, files, tail)
+    except UsageError:
+        if all(Path(f).is_file() for f in files):
+            raise
+    runs = catalog(data)  # a run completed meanwhile and removed its parts: list again
+    return _duckdb(sql, runs, *_sources(runs))
+
+
+def _duckdb(sql: str, runs: list[RunEntry], files: list[str], tail: pa.Table) -> pa.Table:
+    import duckdb
+
     con = duckdb.connect()
     try:
-        con.register("committed_tail", pa.concat_tables(tails))
+        con.register("committed_tail", tail)
         view = "SELECT * FROM committed_tail"
         if files:
             listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
