@@ -12,6 +12,7 @@ cycling gives on `sim://` with a die of the same profile and seed.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -144,49 +145,90 @@ async def test_boots_answers_and_refuses(dut: Any) -> None:
     assert int(dut.trap.value) == 0
 
 
-@cocotb.test(timeout_time=50, timeout_unit="ms")
-async def test_on_board_pe_cycling_matches_host_driven(dut: Any) -> None:
-    port, progs, _ = await boot(dut)
-    pattern, seed, chunk, cycles = Pattern.prbs(), 9, 32, 2
-    row = int.from_bytes(progs.geo.row_bytes(BLOCK), "little")
-    desc = LoopDescriptor(kind=LoopKind.PE_CYCLE, row=row, pages=PAGES,
-                          page_bytes=progs.page_bytes, pattern=pattern, seed=seed,
-                          chunk=chunk, count=cycles, timeout_ns=TIMEOUT_NS)
-
-    @bridge
-    def host() -> list[dict[str, int]]:
-        mb = Mailbox(port, port, port.wait)
-        mb.run_program(progs.reset().encode())
-        mb.session(Permit.ERASE | Permit.PROGRAM)
-        return mb.run_loop(desc)
-
-    rows = await host()
-    ref = SimTransport(progs.profile, seed=SEED, dies=1, persist=False)
-    ref.run(progs.reset())
-    want = []
+def _host_cycles(ref: SimTransport, progs: Programs, pattern: Pattern, seed: int, chunk: int,
+                 cycles: int) -> list[dict[str, int]]:
+    """The P/E rows of host-driven cycling: nandlab.rtlsim.programs (nandlab.sequences.core)."""
+    rows = []
     for c in range(cycles):
         erase = ref.run(progs.erase(BLOCK))
-        fails = erase.data[0][0] & 1
-        prog_ns = 0
+        fails, prog_ns = erase.data[0][0] & 1, 0
         for p in range(PAGES):
             res = ref.run(progs.program_pattern(BLOCK, p, pattern, seed))
             prog_ns += sum(res.busy_ns)
             fails += res.data[0][0] & 1
-        e01 = e10 = 0
-        for p in range(PAGES):
-            res = ref.run(progs.read_compare(BLOCK, p, pattern, seed, chunk))
-            e01 += sum(a for e in res.err_counts for a, _ in e.counts)
-            e10 += sum(b for e in res.err_counts for _, b in e.counts)
-        want.append({"cycle": c, "status_fails": fails, "err_0to1": e01, "err_1to0": e10,
-                     "erase_ns": sum(erase.busy_ns), "program_ns": prog_ns})
-    assert [r["cycle"] for r in rows] == [w["cycle"] for w in want]
-    for got, ref_row in zip(rows, want, strict=True):
-        for key in ("status_fails", "err_0to1", "err_1to0"):
-            assert got[key] == ref_row[key], (key, got, ref_row)
-        # busy times: the RTL counts whole clocks and sees R/B# through two flops
-        assert abs(got["erase_ns"] - ref_row["erase_ns"]) <= 3 * CLK_PS // 1000
-        assert abs(got["program_ns"] - ref_row["program_ns"]) <= 3 * PAGES * CLK_PS // 1000
-    cocotb.log.info("on-board P/E rows: %s", rows)
+        e01, e10 = _read_errors(ref, progs, pattern, seed, chunk)
+        rows.append({"cycle": c, "erase_ns": sum(erase.busy_ns), "program_ns": prog_ns,
+                     "status_fails": fails, "err_0to1": e01, "err_1to0": e10})
+    return rows
+
+
+def _read_errors(ref: SimTransport, progs: Programs, pattern: Pattern, seed: int,
+                 chunk: int) -> tuple[int, int]:
+    e01 = e10 = 0
+    for p in range(PAGES):
+        res = ref.run(progs.read_compare(BLOCK, p, pattern, seed, chunk))
+        e01 += sum(a for e in res.err_counts for a, _ in e.counts)
+        e10 += sum(b for e in res.err_counts for _, b in e.counts)
+    return e01, e10
+
+
+def _same_rows(got: list[dict[str, int]], want: list[dict[str, int]], exact: tuple[str, ...],
+               busy: dict[str, int]) -> None:
+    assert len(got) == len(want), (got, want)
+    for g, w in zip(got, want, strict=True):
+        for key in exact:
+            assert g[key] == w[key], (key, g, w)
+        # the RTL counts busy time in whole clocks and sees R/B# through two flops
+        for key, waits in busy.items():
+            assert abs(g[key] - w[key]) <= 3 * waits * CLK_PS // 1000, (key, g, w)
+
+
+@cocotb.test(timeout_time=80, timeout_unit="ms")
+async def test_on_board_loops_match_host_driven(dut: Any) -> None:
+    """P/E cycling and a read-offset sweep on board give the rows host-driven loops
+    give on sim:// (same profile and seed), and leave the die in the same state."""
+    port, progs, die = await boot(dut)
+    pattern, seed, chunk, cycles = Pattern.prbs(), 9, 32, 2
+    ref_offset = progs.profile.read_offsets.slc_reference
+    offsets = [0, 40, 80, 120]  # DAC codes: the default read level up into the programmed state
+    row = int.from_bytes(progs.geo.row_bytes(BLOCK), "little")
+    loop = functools.partial(LoopDescriptor, row=row, pages=PAGES, page_bytes=progs.page_bytes,
+                             pattern=pattern, seed=seed, chunk=chunk, timeout_ns=TIMEOUT_NS)
+    pe = loop(kind=LoopKind.PE_CYCLE, count=cycles)
+    sweep = loop(kind=LoopKind.READ_SWEEP, count=len(offsets), feature=ref_offset.feature,
+                 first=offsets[0], step=offsets[1] - offsets[0])
+    assert ref_offset.param == 0  # the offset is P1 of its feature, as the sweep sets it
+
+    @bridge
+    def host() -> tuple[list[dict[str, int]], list[dict[str, int]], bytes]:
+        mb = Mailbox(port, port, port.wait)
+        mb.run_program(progs.reset().encode())
+        mb.session(Permit.ERASE | Permit.PROGRAM)
+        pe_rows = mb.run_loop(pe)
+        sweep_rows = mb.run_loop(sweep)
+        page = decode_results(_words_to_bytes(mb.run_program(progs.read_page(BLOCK, 0).encode())))
+        return pe_rows, sweep_rows, page.data[0]
+
+    pe_rows, sweep_rows, page = await host()
+    ref = SimTransport(progs.profile, seed=SEED, dies=1, persist=False)
+    ref.run(progs.reset())
+    _same_rows(pe_rows, _host_cycles(ref, progs, pattern, seed, chunk, cycles),
+               ("cycle", "status_fails", "err_0to1", "err_1to0"),
+               {"erase_ns": 1, "program_ns": PAGES})
+    want = []
+    for offset in offsets:
+        ref.run(progs.set_features(ref_offset.feature, bytes([offset & 0xFF, 0, 0, 0])))
+        e01, e10 = _read_errors(ref, progs, pattern, seed, chunk)
+        want.append({"offset": offset, "err_0to1": e01, "err_1to0": e10})
+    ref.run(progs.set_features(ref_offset.feature, bytes(4)))
+    _same_rows(sweep_rows, want, ("offset", "err_0to1", "err_1to0"), {})
+    errors = [r["err_0to1"] + r["err_1to0"] for r in sweep_rows]
+    assert errors[0] < errors[-1], f"the sweep should cross the programmed state: {errors}"
+    # the die's state: wear and the page as read back
+    assert die.array.pec(BLOCK) == ref.dies[0].array.pec(BLOCK) == cycles
+    assert page == ref.run(progs.read_page(BLOCK, 0)).data[0]
+    cocotb.log.info("on-board P/E rows: %s", pe_rows)
+    cocotb.log.info("on-board sweep rows: %s", sweep_rows)
 
 
 def test_nandlab_fw_soc(tmp_path: Path) -> None:
