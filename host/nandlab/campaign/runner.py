@@ -251,6 +251,9 @@ def _start(
         # a fresh virtual die has no history; its ledger is reset only once every check
         # below has passed, so a refused campaign leaves the chip's history as it was
         history = None if c.fresh and session.virtual else ledger
+        if history is None:
+            for chip in session.chips.values():
+                chip.forget_bad_blocks()
         blocks = choose_blocks(loaded, session, history, ids)
         plan = expand(loaded, blocks)
         assert bench.transport.profile is not None
@@ -302,6 +305,8 @@ def _start(
         if history is None:
             for uid in ids.values():
                 ledger.reset_chip(uid, run_name, "virtual die started fresh")
+            for chip in session.chips.values():
+                chip.keep_bad_blocks()  # the fresh die's markers, read above
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
             created = True

@@ -68,6 +68,19 @@ class ArrayTarget(Target):
             self._bbt.record(block, bad)
         return bad
 
+    def forget_bad_blocks(self) -> None:
+        """Read every marker again, keeping the answers in memory only (a virtual die
+        started fresh: its old table says nothing about it) until `keep_bad_blocks`."""
+        self._bbt = BadBlockTable(None)
+
+    def keep_bad_blocks(self) -> None:
+        """Store the in-memory answers as the chip's table, replacing the old one."""
+        if self._bbt is None or self._bbt.path is not None:
+            return
+        kept = BadBlockTable.for_chip(self.identification.unique_id)
+        kept.replace(self._bbt)
+        self._bbt = kept
+
     def refuse_bad(self, blocks: Sequence[int], force: bool, what: str) -> None:
         """RefusedOperation when a block carries the factory bad-block marker, unless force."""
         if force:

@@ -37,8 +37,18 @@ class BadBlockTable:
     def record(self, block: int, bad: bool) -> None:
         self._bad[block] = bad
         if self.path is not None:
-            doc = {"format": 1, "blocks": {str(b): v for b, v in sorted(self._bad.items())}}
-            write_atomic(self.path, json.dumps(doc).encode())
+            self._save()
+
+    def _save(self) -> None:
+        assert self.path is not None
+        doc = {"format": 1, "blocks": {str(b): v for b, v in sorted(self._bad.items())}}
+        write_atomic(self.path, json.dumps(doc).encode())
+
+    def replace(self, other: BadBlockTable) -> None:
+        """Take `other`'s answers as this table's, and store them."""
+        self._bad = dict(other._bad)
+        if self.path is not None:
+            self._save()
 
     def forget(self) -> None:
         """Drop every answer (a virtual die started fresh: its markers are read again)."""
