@@ -34,6 +34,7 @@ from nandlab.campaign.chip_history import (
     start_state,
 )
 from nandlab.campaign.preflight import dry_run, preflight
+from nandlab.campaign.runlog import log, logged_run
 from nandlab.campaign.schema import (
     Campaign,
     LoadedCampaign,
@@ -385,6 +386,7 @@ def _campaign_dir(meta: dict[str, Any]) -> Path:
     return Path(meta.get("campaign_dir") or Path(meta["campaign_file"]).resolve().parent)
 
 
+@logged_run
 def _run_units(
     session: BenchSession,
     plan: Plan,
@@ -441,6 +443,7 @@ def _run_units(
                     wall_s=wall,
                 )
                 parts.committed(len(outcome.rows))
+                log.debug("unit %s committed: %d rows", unit.key, len(outcome.rows))
                 session.prune(tag)
                 ran += 1
             step_done[unit.step] = step_done.get(unit.step, 0) + 1
