@@ -270,3 +270,44 @@ def test_a_dry_run_changes_nothing_and_predicts_the_wear(
     ledger = json.loads(CliRunner().invoke(cli, ["ledger", URL, "--json"]).stdout)
     pec = {str(b["block"]): b["pec"] for b in ledger["blocks"]}
     assert {b: pec[b] for b in ("30", "31")} == run["wear_pec_added"]
+
+
+def test_log_levels_and_log_file(data: Path, tmp_path: Path) -> None:
+    log = tmp_path / "nandlab.log"
+    campaign = tmp_path / "c.yaml"
+    campaign.write_text(
+        f"name: logged\nbench: '{URL}'\nfresh: true\nseed: 1\nblocks: [33]\n"
+        "steps:\n  - cycle: {pec: 2}\n  - program: {wls: [0]}\n  - measure: {what: rber}\n"
+    )
+    out = tmp_path / "runs"
+    args = [
+        "run",
+        str(campaign),
+        "--out",
+        str(out),
+        "--yes",
+        "--no-progress",
+        "--run-id",
+    ]
+    quiet = CliRunner().invoke(cli, ["-q", *args, "q"])
+    assert quiet.exit_code == 0 and quiet.stderr == "", quiet.output
+    assert (
+        "unit " in (out / "q" / "run.log").read_text()
+    )  # the run's log keeps everything
+    plain = CliRunner().invoke(cli, [*args, "p"])
+    assert plain.exit_code == 0 and "DEBUG" not in plain.stderr, plain.output
+    loud = CliRunner().invoke(cli, ["-v", "--log-file", str(log), *args, "v"])
+    assert loud.exit_code == 0, loud.output
+    stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+    assert re.search(
+        rf"^{stamp} DEBUG nandlab\.campaign\S*: unit ", loud.stderr, re.MULTILINE
+    )
+    assert re.search(
+        rf"^{stamp} DEBUG nandlab\.campaign\S*: run v: complete",
+        log.read_text(),
+        re.MULTILINE,
+    )
+    run_log = (out / "v" / "run.log").read_text()
+    assert "run v" in run_log and re.search(
+        rf"^{stamp} DEBUG .*unit ", run_log, re.MULTILINE
+    )
