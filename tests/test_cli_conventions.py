@@ -311,3 +311,38 @@ def test_log_levels_and_log_file(data: Path, tmp_path: Path) -> None:
     assert "run v" in run_log and re.search(
         rf"^{stamp} DEBUG .*unit ", run_log, re.MULTILINE
     )
+
+
+CODE_ADVICE = re.compile(
+    r"\bpass \w+=(True|False)\b|\w+=True to \w+|\bin (the |your )?code\b"
+)
+
+
+def test_no_message_tells_the_user_to_change_python_code() -> None:
+    """Every choice a refusal offers is a flag (or a campaign field), never 'pass
+    force=True': the package's string literals are searched (docstrings aside)."""
+    import ast
+
+    import nandlab
+
+    root = Path(nandlab.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docstrings
+                and CODE_ADVICE.search(node.value)
+            ):
+                found.append(f"{path.relative_to(root)}:{node.lineno}: {node.value!r}")
+    assert not found, "\n".join(found)
+    assert CODE_ADVICE.search("marker; pass force=True to operate on it anyway")
