@@ -13,7 +13,7 @@ STAMP_PY   := $(VENV)/.stamp-python
 STAMP_SYS  := $(VENV)/.stamp-system
 DEMO_OUT ?= runs
 
-.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated test-firmware lint bench ldpc-fer regen clean fuzz screenshots
+.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated test-firmware test-firmware-loop lint bench ldpc-fer regen clean fuzz screenshots
 
 setup: $(STAMP_PY) $(STAMP_SYS)
 
@@ -63,11 +63,13 @@ test-generated: setup
 	$(PY) -m nandlab.hwgen --check
 
 # Board CPU firmware: the rv32imc cross-build with its size report (fails past
-# 64 KiB), the native cmocka tests, the host build the Python mailbox tests load,
-# and the cross-built ELF on PicoRV32 beside nandlab_core and a virtual die
-# (Icarus, about a minute: firmware/sim).
+# 64 KiB), the native cmocka tests, the host build the Python mailbox tests load.
 test-firmware: setup
 	$(MAKE) -C firmware all test host-lib
+
+# Firmware in the loop: the cross-built ELF on PicoRV32 beside nandlab_core and a
+# virtual die (firmware/sim, Icarus, about 2 minutes: not part of make test).
+test-firmware-loop: setup
 	$(BIN)/pytest -q -p no:cacheprovider firmware/sim
 
 # Suites run on every core (pytest-xdist); a test file stays on one worker, so
@@ -94,7 +96,7 @@ screenshots: setup
 
 # ruff, mypy, and the house plan's import contracts (host/pyproject.toml [tool.importlinter])
 lint: setup
-	$(BIN)/ruff check host tests bench hw/tb characterization fuzz
+	$(BIN)/ruff check host tests bench hw/tb characterization fuzz firmware/sim
 	cd host && ../$(BIN)/mypy nandlab
 	cd host && ../$(BIN)/lint-imports
 
@@ -131,6 +133,7 @@ bench: setup
 	$(PY) bench/campaign_speed.py
 	$(PY) bench/rtl_throughput.py
 	$(PY) bench/ftdi_page_read.py
+	$(PY) bench/firmware_overhead.py
 	$(PY) bench/ldpc_decode.py
 	$(PY) bench/cox_pm.py
 

@@ -20,6 +20,8 @@ from typing import Any
 import cocotb
 import pytest
 from cocotb.clock import Clock
+from cocotb.handle import Force, Release
+from cocotb.simtime import get_sim_time
 from cocotb.task import bridge, resume
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge, Timer
 from nandlab.firmware import (
@@ -30,7 +32,7 @@ from nandlab.firmware import (
     Mailbox,
     Permit,
 )
-from nandlab.ops import Pattern, decode_results
+from nandlab.ops import ErrorCode, Pattern, decode_results
 from nandlab.regs import REG
 from nandlab.rtlsim.ctrl_bench import BenchConfig
 from nandlab.rtlsim.onfi_pins import OnfiPins
@@ -55,6 +57,7 @@ class HostPort:
         self._read = resume(self._aread)
         self._write = resume(self._awrite)
         self.wait = resume(self._await_cycles)
+        self.commands = 0  # MBX_CMD writes: host round trips
 
     async def _aread(self, addr: int) -> int:
         await FallingEdge(self.dut.clk)
@@ -77,6 +80,7 @@ class HostPort:
         return self._read(CSR_BASE + offset)
 
     def write32(self, offset: int, value: int) -> None:
+        self.commands += offset == REG["MBX_CMD"].offset
         self._write(CSR_BASE + offset, value)
 
     def read_words(self, offset: int, n: int) -> list[int]:
@@ -140,6 +144,22 @@ async def test_boots_answers_and_refuses(dut: Any) -> None:
         with pytest.raises(FirmwareRefused):
             mb.run_program(progs.erase(BLOCK).encode())
         assert int(dut.cnt_programs.value) == programs_before  # never reached the core
+        # R/B# held low on the pin: the sequencer's WAIT_RDY times out, the firmware
+        # reports CHIP_TIMEOUT (after its RESET of the chip) and keeps serving
+        mb.session(Permit.ERASE)
+        stuck(True)
+        with pytest.raises(FirmwareError, match="CHIP_TIMEOUT") as info:
+            mb.run_program(progs.erase(BLOCK, timeout_ns=20_000).encode())
+        assert info.value.detail == ErrorCode.TIMEOUT
+        assert int(dut.cnt_programs.value) == programs_before + 2  # the erase, then RESET
+        stuck(False)
+        got = decode_results(_words_to_bytes(mb.run_program(progs.read_id(0x20, 4).encode())))
+        assert got.data == [b"ONFI"]
+
+    @resume
+    async def stuck(low: bool) -> None:
+        dut.nand_rb_n.value = Force(0) if low else Release()
+        await ClockCycles(dut.clk, 2)
 
     await host()
     assert int(dut.trap.value) == 0
@@ -199,12 +219,20 @@ async def test_on_board_loops_match_host_driven(dut: Any) -> None:
                  first=offsets[0], step=offsets[1] - offsets[0])
     assert ref_offset.param == 0  # the offset is P1 of its feature, as the sweep sets it
 
+    spans: dict[str, int] = {}
+
+    @resume
+    async def now_ns() -> int:
+        return int(get_sim_time("ns"))
+
     @bridge
     def host() -> tuple[list[dict[str, int]], list[dict[str, int]], bytes]:
         mb = Mailbox(port, port, port.wait)
         mb.run_program(progs.reset().encode())
         mb.session(Permit.ERASE | Permit.PROGRAM)
+        t0, commands = now_ns(), port.commands
         pe_rows = mb.run_loop(pe)
+        spans["pe_ns"], spans["commands"] = now_ns() - t0, port.commands - commands
         sweep_rows = mb.run_loop(sweep)
         page = decode_results(_words_to_bytes(mb.run_program(progs.read_page(BLOCK, 0).encode())))
         return pe_rows, sweep_rows, page.data[0]
@@ -228,6 +256,14 @@ async def test_on_board_loops_match_host_driven(dut: Any) -> None:
     assert die.array.pec(BLOCK) == ref.dies[0].array.pec(BLOCK) == cycles
     assert page == ref.run(progs.read_page(BLOCK, 0)).data[0]
     cocotb.log.info("on-board P/E rows: %s", pe_rows)
+    # Not asserted: the P/E loop's time against the die's busy time and the bus
+    # transfers of its programs (bench/firmware_overhead.py prints these lines).
+    busy = sum(r["erase_ns"] + r["program_ns"] for r in pe_rows)
+    busy += cycles * PAGES * sum(ref.run(progs.read_compare(BLOCK, 0, pattern, seed, chunk)).busy_ns)
+    cocotb.log.info("fw_pe_loop_ns: %d", spans["pe_ns"])
+    cocotb.log.info("fw_pe_busy_ns: %d", busy)
+    cocotb.log.info("fw_pe_cycles: %d", cycles)
+    cocotb.log.info("fw_pe_host_commands: %d", spans["commands"])
     cocotb.log.info("on-board sweep rows: %s", sweep_rows)
 
 
