@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "query": ("catalog_cmds", "Run SQL (DuckDB) over the rows of a folder's runs."),
     "doctor": ("doctor_cmds", "Tell what stops a real FT2232H bench from working."),
     "compute": ("compute_cmds", "Evaluate an expression over operands stored in flash."),
+    "search": ("search_cmds", "Search data stored in flash, inside the chip (cox-pm, sim-search)."),
     "serve": ("serve_cmds", "Serve the dashboard: runs, live progress, plots, ledger."),
 }
 

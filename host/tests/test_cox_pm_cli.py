@@ -1,0 +1,65 @@
+"""`nandlab search`: both in-chip searches end to end as one-off campaigns (rows with the path,
+busy time, energy and wrong answers), and the refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nandlab.cli.app import cli
+
+
+def _search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> dict:
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "data"))
+    out = tmp_path / "runs"
+    ran = CliRunner().invoke(cli, ["search", *args, "--out", str(out), "--fresh", "--json"])
+    assert ran.exit_code == 0, ran.output
+    return json.loads(ran.output[ran.output.index("{") :])
+
+
+def test_cox_pm_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = _search(
+        tmp_path, monkeypatch, "sim://tlc-coxpm?seed=2", "--scheme", "cox-pm", "--count", "3",
+        "--pattern", "special requests", "--pattern", "green almond", "--pattern",
+        "PROMO BRUSHED", "--yes",
+    )  # fmt: skip
+    matches = [r for r in doc["rows"] if r["operation"] == "cox-pm:match"]
+    # page 0 holds a planted string (every third page does), pages 1 and 2 none
+    assert [(r["page"], r["path"], r["answer"]) for r in matches] == [
+        (0, "chip", "match"), (1, "chip", "no match"), (2, "chip", "no match"),
+    ]  # fmt: skip
+    assert all(r["bit errors"] == 0 for r in doc["rows"])
+    # cache form: page n's answer comes with page n + 1's sensing (tR 40 / 45 / 40 us for
+    # pages 0 / 1 / 2, the 40 us decode hidden); page 0 also carries the first sensing
+    assert [r["latency_us"] for r in matches] == [40.0 + 45.0, 40.0, 40.0]
+    assert Path(doc["run_dir"], "measurements.parquet").is_file()
+
+
+def test_sim_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = _search(
+        tmp_path, monkeypatch, "sim://slc-search?seed=2", "--scheme", "sim-search",
+        "--count", "1", "--masks", "1", "--queries", "2", "--yes",
+    )  # fmt: skip
+    ops = [r["operation"] for r in doc["rows"]]
+    assert ops == ["sim-search:page", "sim-search:mask", "sim-search:point", "sim-search:point"]
+    assert all(r["bit errors"] == 0 and r["path"] in ("-", "chip") for r in doc["rows"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["sim://tlc-coxpm", "--scheme", "cox-pm"], "add --yes"),
+        (["sim://tlc-coxpm", "--scheme", "cox-pm", "--pattern", "x" * 33, "--yes"], "33 bytes"),
+        (["sim://slc-search", "--scheme", "sim-search", "--single", "--yes"], "cox-pm options"),
+        (["sim://tlc-48l", "--scheme", "cox-pm", "--yes"], "vendor.coxpm"),
+    ],
+)
+def test_refusals(
+    args: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "data"))
+    ran = CliRunner().invoke(cli, ["search", *args, "--out", str(tmp_path / "runs"), "--fresh"])
+    assert ran.exit_code != 0 and message in ran.output, ran.output
