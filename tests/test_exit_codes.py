@@ -65,6 +65,7 @@ def bad_inputs(files: dict[str, Path]) -> list[list[str]]:
         ["doctor", "--url", "ftdi://x"],
         ["compute", URL, "--expr", "A &", "--operand", "A=1:0", "--scheme", "parabit"],
         ["compute", URL, "--operand", "A=x:y", "--expr", "A"],
+        ["search", URL, "--scheme", "nope"],
         ["runs", "--out", text],
         ["query", "SELEC nothing", "--out", folder],
         ["query", "SELECT * FROM no_such_table", "--out", folder],
