@@ -22,7 +22,7 @@ from nandlab.errors import RefusedOperation, UsageError
 
 RUN_DIR = click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
 
-DESTRUCTIVE = ("cycle", "erase", "program", "esp_program", "expression", "sim_store")
+DESTRUCTIVE = ("cycle", "erase", "program", "esp_program", "expression", "sim_store", "cox_store")
 """Step kinds that erase or program blocks: a campaign holding one runs only with --yes."""
 
 
