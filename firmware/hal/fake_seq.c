@@ -21,6 +21,7 @@ static uint8_t buf[FAKE_MAX_PAGE_BYTES];
 static uint32_t tx[TX_WORDS], tx_n;
 static uint32_t rx[RX_WORDS], rx_head, rx_tail;
 static uint64_t now_ns;
+static uint32_t tx_log[FAKE_TX_LOG_WORDS], tx_log_n;
 static bool rb_stuck, hang;
 
 /* Die state between instructions. */
@@ -55,6 +56,7 @@ void fake_seq_reset(const struct fake_cfg *c)
     memset(&stats, 0, sizeof stats);
     memset(die, 0xFF, sizeof die);
     tx_n = rx_head = rx_tail = 0;
+    tx_log_n = 0;
     now_ns = 0;
     rb_stuck = hang = false;
     cmd = 0;
@@ -332,8 +334,17 @@ static void execute(void)
 
 uint32_t hal_seq_tx_vacancy(void) { return TX_WORDS - tx_n; }
 
+const uint32_t *hal_host_tx_log(uint32_t *n)
+{
+    *n = tx_log_n;
+    return tx_log;
+}
+
 void hal_seq_tx(uint32_t word, bool last)
 {
+    if (tx_log_n < FAKE_TX_LOG_WORDS) {
+        tx_log[tx_log_n++] = word;
+    }
     if (tx_n < TX_WORDS) {
         tx[tx_n++] = word;
     }

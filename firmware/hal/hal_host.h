@@ -13,6 +13,7 @@
 #define FAKE_MAX_PAGES 16u
 #define FAKE_MAX_PAGE_BYTES 2048u
 #define FAKE_SHARED_WORDS 4096u
+#define FAKE_TX_LOG_WORDS 16384u
 
 /* Busy times of the fake die (ns). */
 #define FAKE_T_R_NS 50000u
@@ -45,6 +46,9 @@ void hal_host_rb_stuck(bool stuck);      /* R/B# never rises again */
 void hal_host_seq_hang(bool hang);       /* the sequencer never answers */
 /* Called whenever the firmware reads MBX_CMD: the test's "host" acts there. */
 void hal_host_on_cmd_read(void (*hook)(void *ctx), void *ctx);
+/* Every word the firmware sent to the sequencer since the reset (the first
+ * FAKE_TX_LOG_WORDS), *n of them. */
+const uint32_t *hal_host_tx_log(uint32_t *n);
 /* Bit errors the die puts into a read of a block with `pe` cycles at `offset`. */
 uint32_t hal_host_flips(uint32_t pe, int32_t offset);
 

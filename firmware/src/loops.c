@@ -8,8 +8,6 @@
 #define PROG_WORDS 24u
 /* ONFI status byte, bit 0: the last erase / program failed. */
 #define STATUS_FAIL 0x01u
-/* tFEAT is 1 us in every mode; the WAIT_RDY after SET FEATURES allows more. */
-#define FEATURE_TIMEOUT_NS 100000u
 
 struct loop {
     const uint32_t *d;
@@ -93,8 +91,7 @@ static int set_offset(struct loop *l, uint8_t offset, uint32_t *detail)
     prog_addr(p, &feature, 1);
     prog_delay(p, T_ADL_NS);
     prog_din(p, params, 4);
-    prog_delay(p, T_WB_NS);
-    prog_wait_rdy(p, FEATURE_TIMEOUT_NS);
+    busy(l);
     return run(l, &res, detail);
 }
 

@@ -9,6 +9,7 @@ shared RAM. The die's read errors come from the library's own model
 from __future__ import annotations
 
 import ctypes
+import functools
 import re
 import subprocess
 from collections.abc import Iterator, Sequence
@@ -212,3 +213,36 @@ def test_firmware_that_never_answers_is_a_transport_error(board: NativeBoard) ->
     mb = Mailbox(board, board, wait=lambda: None, max_polls=50)  # the CPU never runs
     with pytest.raises(TransportError, match="heartbeat standing still"):
         mb.command(Command.PING)
+
+
+def test_loops_send_the_host_sequences(native: NativeBoard) -> None:
+    """On-board loops put the programs on the bus that host-driven loops build with
+    nandlab.sequences.core (via nandlab.rtlsim.programs), word for word."""
+    from nandlab.rtlsim.ctrl_bench import BenchConfig
+    from nandlab.rtlsim.programs import TIMEOUT_NS, Programs
+
+    progs = Programs(BenchConfig().load_profile())  # slc-tb-tiny: 8 pages a block, 96 bytes
+    pages_per_block = progs.geo.pages_per_block
+    native.boot(FakeCfg(blocks=8, pages=pages_per_block, page_bytes=progs.page_bytes,
+                        flips_per_kpe=0, best_offset=0, flips_per_step=0, endurance=10**6,
+                        offset_feature=0xA0))
+    native.lib.hal_host_tx_log.restype = ctypes.POINTER(ctypes.c_uint32)
+    mb = _mailbox(native)
+    mb.session(Permit.ERASE | Permit.PROGRAM)
+    pattern, seed, chunk = Pattern.checker(1), 5, 32
+    row = int.from_bytes(progs.geo.row_bytes(BLOCK), "little")
+    loop = functools.partial(LoopDescriptor, row=row, pages=2, page_bytes=progs.page_bytes,
+                             pattern=pattern, seed=seed, chunk=chunk, timeout_ns=TIMEOUT_NS)
+    mb.run_loop(loop(kind=LoopKind.PE_CYCLE, count=1))
+    mb.run_loop(loop(kind=LoopKind.READ_SWEEP, count=2, feature=0xA0, first=-4, step=4))
+    n = ctypes.c_uint32()
+    log = native.lib.hal_host_tx_log(ctypes.byref(n))
+    sent = b"".join(int(log[i]).to_bytes(4, "little") for i in range(n.value))
+    reads = [progs.read_compare(BLOCK, p, pattern, seed, chunk).encode() for p in range(2)]
+    want = [progs.erase(BLOCK).encode(),
+            *(progs.program_pattern(BLOCK, p, pattern, seed).encode() for p in range(2)),
+            *reads]
+    for offset in (-4, 0):
+        want += [progs.set_features(0xA0, bytes([offset & 0xFF, 0, 0, 0])).encode(), *reads]
+    want.append(progs.set_features(0xA0, bytes(4)).encode())
+    assert sent == b"".join(want)  # one program after another, END words included
