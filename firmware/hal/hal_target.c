@@ -40,18 +40,23 @@ uint32_t hal_seq_rx_occupancy(void) { return *mmio(SEQ_BASE + SEQ_RX_OCCUPANCY);
 
 uint32_t hal_seq_rx(void) { return *mmio(SEQ_BASE + SEQ_RX_DATA); }
 
-/* CPU cycles (rdcycle) times the core clock period (CONFIG.CLK_PERIOD_PS);
- * the 32-bit counter is widened here, so this must run at least once per
- * counter wrap (about 34 s at 125 MHz): the job loop calls it on every pass. */
+/* CPU cycles (rdcycle) times the core clock period (CONFIG.CLK_PERIOD_PS, read
+ * once). The core clocks the design builds (10, 8 and 5 ns) are whole ns, so
+ * no division runs per call: the watchdog polls this in its busy loop. The
+ * 32-bit counter is widened here, so this must run at least once per counter
+ * wrap (about 34 s at 125 MHz): the job loop calls it on every pass. */
 uint64_t hal_time_ns(void)
 {
-    static uint32_t last;
-    static uint64_t ps;
+    static uint32_t last, period_ns;
+    static uint64_t ns;
     uint32_t now;
+    if (period_ns == 0) {
+        uint32_t cfg = hal_reg_read(offsetof(nandlab_regs_t, CONFIG));
+        period_ns = ((cfg & NANDLAB_REGS__CONFIG__CLK_PERIOD_PS_bm) >>
+                     NANDLAB_REGS__CONFIG__CLK_PERIOD_PS_bp) / 1000u;
+    }
     __asm__ volatile("rdcycle %0" : "=r"(now));
-    uint32_t cfg = hal_reg_read(offsetof(nandlab_regs_t, CONFIG));
-    uint32_t period_ps = (cfg & NANDLAB_REGS__CONFIG__CLK_PERIOD_PS_bm) >> NANDLAB_REGS__CONFIG__CLK_PERIOD_PS_bp;
-    ps += (uint64_t)(now - last) * period_ps;
+    ns += (uint64_t)(now - last) * period_ns;
     last = now;
-    return ps / 1000u;
+    return ns;
 }
