@@ -83,7 +83,7 @@ def table2(rows: Sequence[Row]) -> dict[tuple[int, int], dict[str, Any]]:
 
 
 def _label(c: tuple[int, int]) -> str:
-    return f"{c[0] // 1000}K P/E, {c[1]} mo" if c[0] >= 1000 else f"fresh P/E, {c[1]} mo"
+    return f"{c[0] // 1000}K P/E, {c[1]} mo" if c[0] >= 1000 else f"fresh, {c[1]} mo"
 
 
 def compare(rows: Sequence[Row]) -> list[dict[str, Any]]:
