@@ -246,3 +246,45 @@ def test_loops_send_the_host_sequences(native: NativeBoard) -> None:
         want += [progs.set_features(0xA0, bytes([offset & 0xFF, 0, 0, 0])).encode(), *reads]
     want.append(progs.set_features(0xA0, bytes(4)).encode())
     assert sent == b"".join(want)  # one program after another, END words included
+
+
+class _Ring:
+    """A register file and shared RAM where the test writes the ring as the firmware
+    does: word k of the job at index k % size, then MBX_RES_HEAD."""
+
+    def __init__(self, size: int) -> None:
+        self.regs: dict[int, int] = {}
+        self.ram = [0] * size
+        self.written = 0
+
+    def produce(self, words: list[int]) -> None:
+        for w in words:
+            self.ram[self.written % len(self.ram)] = w
+            self.written += 1
+        self.regs[REG["MBX_RES_HEAD"].offset] = self.written
+
+    def read32(self, offset: int) -> int:
+        return self.regs.get(offset, 0)
+
+    def write32(self, offset: int, value: int) -> None:
+        self.regs[offset] = value
+
+    def read_words(self, offset: int, n: int) -> list[int]:
+        assert offset % 4 == 0 and offset // 4 + n <= len(self.ram), "read past the ring"
+        return self.ram[offset // 4:offset // 4 + n]
+
+    def write_words(self, offset: int, words: Sequence[int]) -> None:
+        raise AssertionError("take() writes no shared RAM")
+
+
+def test_take_follows_the_ring_across_its_end() -> None:
+    from nandlab.firmware.mailbox import Layout
+
+    ring = _Ring(5)
+    mb = Mailbox(ring, ring, lambda: None, layout=Layout(ring=0, ring_words=5))
+    ring.produce([10, 11, 12])
+    assert mb.take() == [10, 11, 12]
+    ring.produce([13, 14, 15, 16])  # wraps: indices 3, 4, 0, 1
+    assert mb.take() == [13, 14, 15, 16]
+    assert ring.regs[REG["MBX_RES_TAIL"].offset] == 7
+    assert mb.take() == []

@@ -109,7 +109,7 @@ class Mailbox:
                 if st.field("STATE").get(status) == State.DONE:
                     return result
                 error = FwError(st.field("ERROR").get(status))
-                known = Command(code) if code in Command._value2member_map_ else int(code)
+                known = Command(code) if code in set(Command) else int(code)
                 kind = FirmwareRefused if error == FwError.NOT_PERMITTED else FirmwareError
                 raise kind(error, result, known)
             if ours and on_poll is not None:
@@ -130,12 +130,14 @@ class Mailbox:
     def take(self) -> list[int]:
         """The ring words the firmware has written since the last take (moves MBX_RES_TAIL)."""
         head = self._read("MBX_RES_HEAD")
-        n = (head - self._taken) & 0xFFFFFFFF
-        size = self.layout.ring_words
+        remaining = (head - self._taken) & 0xFFFFFFFF
+        size, pos = self.layout.ring_words, self._taken
         words: list[int] = []
-        for k in range(n):
-            index = (self._taken + k) % size
-            words += self.ram.read_words(self.layout.ring + 4 * index, 1)
+        while remaining:  # at most two spans: up to the ring's end, then from its start
+            index = pos % size
+            span = min(remaining, size - index)
+            words += self.ram.read_words(self.layout.ring + 4 * index, span)
+            pos, remaining = pos + span, remaining - span
         self._taken = head
         self.regs.write32(REG["MBX_RES_TAIL"].offset, head)
         return words
