@@ -352,11 +352,11 @@ void hal_seq_tx(uint32_t word, bool last)
         return;
     }
     /* The sequencer checks the program up to its tlast word, then runs it. */
-    for (uint32_t i = 0; i < tx_n;) {
+    for (uint32_t i = 0, index = 0; i < tx_n; index++) {
         uint32_t w = instr_words(tx[i]);
         if (w == 0 || i + w > tx_n) {
             if (!hang) {
-                fail(w == 0 ? NANDLAB_ERR_BAD_OPCODE : NANDLAB_ERR_TRUNCATED, i);
+                fail(w == 0 ? NANDLAB_ERR_BAD_OPCODE : NANDLAB_ERR_TRUNCATED, index);
                 out_rec(NANDLAB_RES_END, 0);
                 out(0);
                 out(0);
