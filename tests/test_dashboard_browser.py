@@ -47,7 +47,9 @@ steps:
   - measure: {what: [rber]}
 """
 UNITS = 21
-TIMEOUT_MS = 40_000
+# how long a wait may take before the test fails: generous, since the suites share two
+# cores (a wait ends as soon as its condition holds)
+TIMEOUT_MS = 120_000
 expect.set_options(timeout=TIMEOUT_MS)
 
 
