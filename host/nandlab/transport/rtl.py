@@ -209,7 +209,7 @@ class RtlTransport(Transport):
         return self._clk_ps / 1000
 
     def supports(self, capability: str) -> bool:
-        if capability in ("slc_mode", "soft_bit_read", "search"):
+        if capability in ("slc_mode", "soft_bit_read", "search", "coxpm"):
             return getattr(self._profile.vendor, capability) is not None
         return capability in BENCH_CAPABILITIES
 
