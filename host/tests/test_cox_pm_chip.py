@@ -17,6 +17,7 @@ from nandlab.onfi_spec import coxpm as fmt
 from nandlab.onfi_spec.opcodes import Status
 from nandlab.ops import Program
 from nandlab.profiles import load_profile
+from nandlab.sequences import core
 from nandlab.sequences import coxpm as seq
 from nandlab.transport import open_bench
 from nandlab.transport.sim import SimTransport
@@ -156,6 +157,9 @@ def test_set_pattern_refuses_malformed_lists_with_fail(chip: Chip) -> None:
     chip.program_page(BLOCK, 4, _stored(4, _text(4, b"anything")))
     assert _rwm(chip, 4)[0] is fmt.Outcome.NOT_MATCHED
     assert _set(chip, fmt.pattern_bytes([b"anything"])) & Status.FAIL == 0
+    assert _rwm(chip, 4)[0] is fmt.Outcome.MATCHED
+    # RESET does not rewrite the matcher's tables: the patterns stay
+    chip.run(core.reset(chip.sdr, 10**7), "reset")
     assert _rwm(chip, 4)[0] is fmt.Outcome.MATCHED
 
 
