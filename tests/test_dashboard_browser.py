@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -50,25 +51,34 @@ UNITS = 21
 # how long a wait may take before the test fails: generous, since the suites share two
 # cores (a wait ends as soon as its condition holds)
 TIMEOUT_MS = 120_000
+START_POLLS = 1200  # tenths of a second for `nandlab serve` to print its address
 expect.set_options(timeout=TIMEOUT_MS)
 
 
 class Server:
-    """A `nandlab serve` process; `url` is the address it printed."""
+    """A `nandlab serve` process; `url` is the address it printed. Its output goes to a
+    file (a pipe nobody reads could fill and stall it), shown by `log()`."""
 
-    def __init__(self, out: Path, env: dict[str, str], *args: str) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", ENTRY, "serve", "--port", "0", "--out", str(out), *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        found = re.search(r"(http://\S+)", line)
-        assert found, f"nandlab serve printed no address: {line!r}"
+    def __init__(self, out: Path, env: dict[str, str], log: Path, *args: str) -> None:
+        self.log_path = log
+        with log.open("wb") as sink:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", ENTRY, "serve", "--port", "0", "--out", str(out), *args],
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        found = None
+        for _ in range(START_POLLS):
+            found = re.search(r"(http://\S+)", self.log())
+            if found or self.process.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert found, f"nandlab serve printed no address: {self.log()!r}"
         self.url = found.group(1)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
 
     def close(self) -> None:
         self.process.terminate()
@@ -113,7 +123,7 @@ def test_dashboard_in_browser(
     campaign = tmp_path / "dash-live.yaml"
     campaign.write_text(CAMPAIGN)
     env = {**os.environ, "NANDLAB_DATA_DIR": str(data_dir)}
-    server = Server(out, env)
+    server = Server(out, env, tmp_path / "serve.log")
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.set_default_timeout(TIMEOUT_MS)
@@ -201,9 +211,12 @@ def test_dashboard_in_browser(
         assert script_errors == []  # no uncaught error in the pages' scripts
     finally:
         server.close()
+        print(server.log())  # pytest shows it when the test fails
+        for log in (out / ".dashboard").glob("*.log"):
+            print(f"{log.name}:\n{log.read_text(errors='replace')}")
 
     # on a non-loopback address the token is required
-    guarded = Server(out, env, "--host", "0.0.0.0")
+    guarded = Server(out, env, tmp_path / "serve-guarded.log", "--host", "0.0.0.0")
     try:
         # the printed address names this host; the token applies to loopback clients too
         printed = re.fullmatch(r"http://[^/]+:(\d+)/\?token=(\S+)", guarded.url)
@@ -230,3 +243,4 @@ def test_dashboard_in_browser(
         expect(page.locator("#plot .legendtext").first).to_contain_text("(estimate)")
     finally:
         guarded.close()
+        print(guarded.log())
