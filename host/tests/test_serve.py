@@ -53,16 +53,17 @@ def test_token_file(tmp_path: Path) -> None:
 
 def test_which_campaigns_need_confirmation(tmp_path: Path) -> None:
     reads = tmp_path / "reads.yaml"
-    reads.write_text(CAMPAIGN.format(steps="  - measure: {what: [rber]}\n  - wait: {hours: 1}"))
+    reads.write_text(CAMPAIGN.format(
+        steps="  - measure: {what: [rber]}\n  - bake: {retention: 1y@30C}\n  - wait: {hours: 1}"))
     writes = tmp_path / "writes.yaml"
     writes.write_text(CAMPAIGN.format(
         steps="  - cycle: {pec: 100}\n  - program: {wls: 0-1}\n  - measure: {what: [rber]}"))
     assert changes_chip(reads) == []
-    assert changes_chip(writes) == ["cycle", "program"]
+    assert changes_chip(writes) == ["step 1 cycle", "step 2 program"]
 
     out = tmp_path / "runs"
     jobs = Jobs(out)
-    with pytest.raises(RefusedOperation, match="cycle, program"):
+    with pytest.raises(RefusedOperation, match="step 1 cycle, step 2 program"):
         jobs.start(writes, confirmed=False)
     with pytest.raises(UsageError, match="not a campaign file"):
         jobs.start(tmp_path / "nothing.yaml", confirmed=True)

@@ -22,20 +22,13 @@ from nandlab.errors import RefusedOperation, UsageError
 
 RUN_DIR = click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
 
-DESTRUCTIVE = ("cycle", "erase", "program", "esp_program", "expression", "sim_store", "cox_store")
-"""Step kinds that erase or program blocks: a campaign holding one runs only with --yes."""
-
-
 def require_yes_for(loaded: Any, yes: bool, verb: str) -> None:
     """Refuse (exit 2) a campaign with destructive steps unless --yes, naming the steps."""
     if yes:
         return
-    steps = [
-        f"step {i + 1} {kind}"
-        for i, step in enumerate(loaded.campaign.steps)
-        for kind in step
-        if kind in DESTRUCTIVE
-    ]
+    from nandlab.campaign.steps import writing_steps
+
+    steps = writing_steps(loaded.campaign.steps)
     if steps:
         raise RefusedOperation(
             f"{verb} erases or programs the chip ({', '.join(steps)}): add --yes to confirm"

@@ -21,13 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from nandlab.campaign.schema import load_campaign
+from nandlab.campaign.steps import writing_steps
 from nandlab.dataset.catalog import RunEntry
 from nandlab.errors import RefusedOperation, UsageError
 
 ENTRY = "from nandlab.cli.main import main; main()"
 LOG_DIR = ".dashboard"
-# step kinds that only read the chip or wait; any other step programs, erases or ages blocks
-READ_ONLY_STEPS = frozenset({"measure", "wait", "temperature"})
 CLOSE_WAIT_S = 30.0
 
 
@@ -50,9 +49,9 @@ class Job:
 
 
 def changes_chip(campaign_file: Path) -> list[str]:
-    """The campaign's step kinds that change the chip (program, erase, wear, age it)."""
-    steps = load_campaign(campaign_file).campaign.steps
-    return sorted({kind for step in steps for kind in step} - READ_ONLY_STEPS)
+    """The campaign's steps that erase or program blocks ('step N kind'): the same rule as
+    `nandlab run --yes` (`StepKind.writes_chip`)."""
+    return writing_steps(load_campaign(campaign_file).campaign.steps)
 
 
 class Jobs:

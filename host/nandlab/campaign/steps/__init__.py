@@ -9,6 +9,7 @@ to `STEPS` below (docs/campaigns.md, "How to add a campaign step").
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nandlab.bench import Bench
@@ -103,6 +104,16 @@ def execute(
         for row in outcome.rows:
             row["temp_C"] = float(measured)
     return outcome
+
+
+def writing_steps(steps: Sequence[Mapping[str, Any]]) -> list[str]:
+    """'step N kind' for each step of a campaign's `steps` that erases or programs blocks."""
+    return [
+        f"step {i + 1} {kind}"
+        for i, step in enumerate(steps)
+        for kind in step
+        if kind in STEPS and STEPS[kind].writes_chip
+    ]
 
 
 def check_bench(bench: Bench, kinds: set[str]) -> None:

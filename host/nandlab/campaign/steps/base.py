@@ -119,6 +119,9 @@ class StepKind(ABC, Generic[P]):
     """Its sweep points go to groups of blocks instead of being repeated on each."""
     temperature_control: ClassVar[bool] = False
     """Needs the bench's oven or temperature controller; checked before the run starts."""
+    writes_chip: ClassVar[bool] = False
+    """Erases or programs blocks (its own or scratch ones): a campaign holding such a step
+    runs only when the user confirms it (`nandlab run --yes`, the dashboard's checkbox)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

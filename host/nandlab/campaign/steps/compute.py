@@ -63,6 +63,7 @@ class ComputeStep(Strict):
 
 class Compute(StepKind[ComputeStep]):
     name = "compute"
+    writes_chip = True
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         from nandlab.schemes.compute import load_schemes

@@ -79,6 +79,7 @@ def page_text(seed: int, block: int, page: int, page_bytes: int) -> bytes:
 
 class CoxStore(StepKind[CoxStoreStep]):
     name = "cox_store"
+    writes_chip = True
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)

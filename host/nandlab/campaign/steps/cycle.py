@@ -37,6 +37,7 @@ def fast_forwarded(p: CycleStep, pec_before: int, bench_can: bool) -> int:
 
 class Cycle(StepKind[CycleStep]):
     name = "cycle"
+    writes_chip = True
     partition = True
 
     def apply(self, unit: Unit, ctx: Context) -> None:

@@ -26,6 +26,7 @@ class EraseStep(Strict):
 
 class Erase(StepKind[EraseStep]):
     name = "erase"
+    writes_chip = True
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         erased_once(unit, ctx, ready=True)

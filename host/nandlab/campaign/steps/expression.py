@@ -84,6 +84,7 @@ class ExpressionStep(Strict):
 
 class Expression(StepKind[ExpressionStep]):
     name = "expression"
+    writes_chip = True
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)

@@ -108,6 +108,7 @@ def _take_erased(unit: Unit, ctx: Context, block: int) -> None:
 
 class MwsTiming(_Mws[MwsTimingStep]):
     name = "mws_timing"
+    writes_chip = True
     partition = True
 
     def take(self, unit: Unit, ctx: Context, p: MwsTimingStep) -> None:
@@ -156,6 +157,7 @@ def _plane_base(kind: StepKind[Any], unit: Unit, ctx: Context, at: At) -> dict[s
 
 class MwsBlocksTiming(_Mws[MwsBlocksTimingStep]):
     name = "mws_blocks_timing"
+    writes_chip = True
     per_block = False
     per_chip = True
 
@@ -170,6 +172,7 @@ class MwsBlocksTiming(_Mws[MwsBlocksTimingStep]):
 
 class MwsPower(_Mws[MwsPowerStep]):
     name = "mws_power"
+    writes_chip = True
     per_block = False
     per_chip = True
 

@@ -33,6 +33,7 @@ class ProgramStep(Strict):
 
 class ProgramKind(StepKind[ProgramStep]):
     name = "program"
+    writes_chip = True
     partition = True
 
     def apply(self, unit: Unit, ctx: Context) -> None:

@@ -67,6 +67,7 @@ def _stored(block: int, page: int, values: np.ndarray) -> bytes:
 
 class SimStore(StepKind[SimStoreStep]):
     name = "sim_store"
+    writes_chip = True
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)
