@@ -64,7 +64,24 @@ def setup_verilator() -> Path:
         os.environ["PATH"] = os.pathsep.join(
             [bin_dir, *[p for p in path if p != bin_dir]]
         )
+    _pch_include_flag(root)
     return root
+
+
+PCH_INCLUDE = "CFG_CXXFLAGS_PCH_I=-include"
+
+
+def _pch_include_flag(root: Path) -> None:
+    """The PyPI wheel's verilated.mk was configured with an empty CFG_CXXFLAGS_PCH_I, so its
+    compile rules name the precompiled header as a bare input file ("Vtop__pch.h.fast"),
+    which g++ refuses as a missing linker input whenever the model is split into several
+    files. A variable in MAKEFLAGS overrides the makefile's, for the make that cocotb runs."""
+    mk = root / "include" / "verilated.mk"
+    if not mk.is_file() or "\nCFG_CXXFLAGS_PCH_I = \n" not in mk.read_text():
+        return
+    flags = os.environ.get("MAKEFLAGS", "")
+    if PCH_INCLUDE not in flags.split():
+        os.environ["MAKEFLAGS"] = f"{flags} {PCH_INCLUDE}".strip()
 
 
 def check_simulator(sim: str) -> None:
