@@ -14,8 +14,30 @@ does not depend on which other cells were drawn.
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
 import numpy as np
-from numba import njit
+from numba import config, njit
+
+logger = logging.getLogger(__name__)
+
+
+def _compiled_before() -> bool:
+    """Whether numba's on-disk cache holds kernels of this module (beside it, or under
+    NUMBA_CACHE_DIR)."""
+    here = Path(__file__)
+    cache_dir = str(getattr(config, "CACHE_DIR", "") or "")  # NUMBA_CACHE_DIR
+    folders = [Path(cache_dir)] if cache_dir else [here.parent / "__pycache__"]
+    return any(any(f.rglob(f"{here.stem}.*.nbi")) for f in folders if f.is_dir())
+
+
+if not _compiled_before():
+    # the first sensing / program of this install compiles the kernels below
+    logger.info(
+        "compiling the virtual die's numba kernels (first use on this install: a few "
+        "seconds; cached on disk for every later run)"
+    )
 
 # Drift terms (one WL's sense coefficients, physics.SenseCoefficients.drift), in mV:
 # (x0, retention mean per mV above x0, retention deviation per sqrt(mV) per personality
