@@ -77,6 +77,10 @@ def _run_folder(out: Path, units: int, done: list[tuple[int, int, float]]) -> Pa
     folder.mkdir(parents=True)
     (folder / "run.json").write_text(json.dumps({
         "run_id": "r1", "campaign": "c", "status": "running", "units": units,
+        "campaign_file": "c.yaml", "blocks": list(range(units)),
+        "campaign_text": "name: c\nbench: sim://mlc-64l?seed=1\n"
+                         f"blocks: {{range: {{from: 0, to: {units - 1}}}}}\n"
+                         "steps:\n  - measure: {what: [rber]}\n",
         "start_utc": "2026-11-25T10:00:00Z", "pid": os.getpid(), "host": socket.gethostname(),
         "bench": {"url": "sim://mlc-64l?seed=1", "transport": "sim", "roles": ["power", "oven"],
                   "instruments": {"power": {"kind": "virtual", "model": "die log"}},
@@ -99,6 +103,9 @@ def test_progress_counts_and_time_left(tmp_path: Path) -> None:
     doc = run_progress(entry)
     assert (doc["units_done"], doc["units_total"], doc["rows"]) == (2, 10, 8)
     assert doc["last_unit"] == {"idx": 1, "key": "s00.measure/ce0/b1"}
+    # measuring now: the plan's first unit not committed, with its chip and block
+    assert doc["current_unit"] == {"idx": 2, "key": "s00.measure/ce0/b2", "kind": "measure",
+                                   "ce": 0, "block": 2, "point": {}}
     assert doc["wall_s"] == pytest.approx(2.0)
     assert doc["chip_s"] == pytest.approx(6.0)
     assert doc["rows_per_s"] == pytest.approx(8 / 2.0)

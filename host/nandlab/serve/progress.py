@@ -7,10 +7,13 @@ dashboard that was restarted since, shows the same way.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
 
+from nandlab.campaign.schema import parse_campaign
+from nandlab.campaign.sweep import expand
 from nandlab.dataset.catalog import RunEntry, catalog, run_entry
 from nandlab.dataset.columns import RUN_JSON
 from nandlab.dataset.store import RunStore
@@ -51,6 +54,7 @@ def run_progress(entry: RunEntry) -> dict[str, Any]:
         "units_done": 0,
         "rows": entry.rows or 0,
         "last_unit": None,
+        "current_unit": None,
         "wall_s": 0.0,
         "chip_s": 0.0,
         "rows_per_s": None,
@@ -77,6 +81,8 @@ def run_progress(entry: RunEntry) -> dict[str, Any]:
         wall_s=wall_s,
         chip_s=chip_ns / 1e9,
     )
+    if entry.status == "running":
+        doc["current_unit"] = _unit_in_flight(meta, {u.idx for u in done.values()})
     if units and wall_s > 0:
         doc["rows_per_s"] = rows / wall_s
     left = max(total - units, 0)
@@ -84,6 +90,26 @@ def run_progress(entry: RunEntry) -> dict[str, Any]:
         doc["eta_s"] = wall_s / units * left
         doc["chip_eta_s"] = chip_ns / 1e9 / units * left
     return doc
+
+
+def _unit_in_flight(meta: dict[str, Any], done: set[int]) -> dict[str, Any] | None:
+    """The unit a running campaign is measuring: the first of its plan not committed (the
+    runner goes in plan order), with its chip, block and sweep point."""
+    try:
+        plan = _plan(meta["campaign_text"], meta["campaign_file"], tuple(meta["blocks"]))
+    except (KeyError, TypeError, NandlabError):  # run.json without its plan (damaged, old)
+        return None
+    unit = next((u for u in plan if u.index not in done), None)
+    if unit is None:
+        return None
+    return {"idx": unit.index, "key": unit.key, "kind": unit.kind, "ce": unit.ce,
+            "block": unit.block, "point": unit.point}
+
+
+@functools.lru_cache(maxsize=16)
+def _plan(text: str, name: str, blocks: tuple[int, ...]) -> tuple[Any, ...]:
+    # a run's plan never changes: expanded once, not at every progress event
+    return tuple(expand(parse_campaign(text, name), list(blocks)).units)
 
 
 def _text(value: Any) -> str:

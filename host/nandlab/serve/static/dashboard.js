@@ -51,6 +51,15 @@ function duration(s) {
   return `${(s / 86400).toFixed(1)} d`;
 }
 
+function inFlight(unit) {
+  // the unit a running campaign is measuring: its chip, block and sweep point
+  if (!unit) return "-";
+  const where = [unit.ce === null ? "" : `CE ${unit.ce}`, unit.block === null ? "" : `block ${unit.block}`]
+    .filter(Boolean).join(", ");
+  const point = Object.entries(unit.point || {}).map(([k, v]) => `${k}=${v}`).join(" ");
+  return `#${unit.idx} ${unit.kind}${where ? ` (${where})` : ""}${point ? `: ${point}` : ""}`;
+}
+
 function showProgress(doc) {
   const set = (id, text) => { document.getElementById(id).textContent = text; };
   const status = document.getElementById("status");
@@ -63,6 +72,7 @@ function showProgress(doc) {
   set("eta", duration(doc.eta_s));
   set("chip-time", `${duration(doc.chip_s)} / ${duration(doc.chip_eta_s)}`);
   set("last-unit", doc.last_unit ? `#${doc.last_unit.idx} ${doc.last_unit.key}` : "-");
+  set("current-unit", inFlight(doc.current_unit));
   set("run-error", doc.error || "");
   set("campaign", doc.campaign || "-");
   set("started", doc.start_utc || "-");
