@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from types import TracebackType
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from nandlab.boards import Board, BoardError, board_path
 from nandlab.ops import Program, Results
 from nandlab.profiles import Profile
 from nandlab.transport.roles import Roles
+
+if TYPE_CHECKING:
+    from nandlab.boards import Board
 
 
 class Closing:
@@ -103,6 +105,9 @@ class Transport(Closing, ABC):
 
 def board_record(board: Board, named: str) -> dict[str, Any]:
     """A bench's board as a run records it: name and file (None when given as a model)."""
+    # here, not at the top: the board models (pydantic) are not needed to open a sim bench
+    from nandlab.boards import BoardError, board_path
+
     try:
         file: str | None = str(board_path(named).resolve())
     except BoardError:
