@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from nandlab.analysis import chunk_error_counts
 from nandlab.errors import OpProgramError
 from nandlab.ops import (
     Addr,
@@ -253,6 +252,9 @@ class _Run:
     def _dout_compare(self, index: int, ins: DoutCompare) -> Record:
         read = self._selected().read(ins.n)
         expected = pattern_bytes(ins.pattern, ins.seed, ins.n)
+        # here, not at the top: only error-count programs need the analysis package
+        from nandlab.analysis import chunk_error_counts
+
         return ErrCountRecord(ins.chunk, chunk_error_counts(expected, read, ins.chunk).tolist())
 
     def _wait_rdy(self, index: int, ins: WaitRdy) -> Record:
