@@ -23,9 +23,11 @@ HEAVY = ("numba", "pyarrow", "pandas", "duckdb", "matplotlib", "scipy")
 CMD_MODULES = sorted({module for module, _ in COMMANDS.values()})
 
 
-def _loaded_after(code: str, env: dict[str, str] | None = None) -> list[str]:
-    """The heavy modules in sys.modules after running `code` in a fresh interpreter."""
-    report = f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+def _loaded_after(
+    code: str, env: dict[str, str] | None = None, watch: tuple[str, ...] = HEAVY
+) -> list[str]:
+    """The `watch` modules in sys.modules after running `code` in a fresh interpreter."""
+    report = f"print(json.dumps([m for m in {watch!r} if m in sys.modules]))"
     probe = f"{code}\nimport json, sys\n{report}"
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True,
@@ -43,13 +45,35 @@ def test_group_help_imports_no_heavy_module() -> None:
     assert _loaded_after(code) == []
 
 
+INFO = (
+    "import sys\nfrom nandlab.cli.main import main\n"
+    "sys.argv = ['nandlab', 'info', 'sim://slc-search', '--fresh'{json}]\n"
+    "try:\n    main()\nexcept SystemExit as e:\n    assert e.code == 0, e.code"
+)
+
+
 def test_info_on_a_virtual_chip_imports_no_heavy_module(tmp_path: Path) -> None:
-    code = (
-        "import sys\nfrom nandlab.cli.main import main\n"
-        "sys.argv = ['nandlab', 'info', 'sim://slc-search', '--fresh', '--json']\n"
-        "try:\n    main()\nexcept SystemExit as e:\n    assert e.code == 0, e.code"
-    )
+    code = INFO.format(json=", '--json'")
     assert _loaded_after(code, {"NANDLAB_DATA_DIR": str(tmp_path)}) == []
+
+
+# what a read-only command on a sim bench does not use: board models (pydantic), the
+# analysis package, the ledger, dry-run plans, progress bars (issue 16 item 4)
+NOT_FOR_INFO = (
+    "nandlab.boards", "nandlab.analysis", "nandlab.ledger", "nandlab.cli.plan", "rich.progress"
+)
+
+
+@pytest.mark.parametrize("json", ["", ", '--json'"])
+def test_info_on_a_virtual_chip_leaves_out_what_it_does_not_use(tmp_path: Path, json: str) -> None:
+    code = INFO.format(json=json)
+    env = {"NANDLAB_DATA_DIR": str(tmp_path)}
+    assert _loaded_after(code, env, NOT_FOR_INFO) == []
+
+
+def test_the_probe_sees_each_left_out_module() -> None:
+    code = "\n".join(f"import {m}" for m in NOT_FOR_INFO)
+    assert _loaded_after(code, watch=NOT_FOR_INFO) == list(NOT_FOR_INFO)
 
 
 def test_the_probe_sees_a_heavy_import() -> None:

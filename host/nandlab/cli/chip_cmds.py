@@ -20,7 +20,6 @@ from nandlab.cli.common import (
     stdout_console,
     yes_option,
 )
-from nandlab.cli.plan import chip_plan, show
 from nandlab.errors import ReadOnlyDataError, UsageError
 from nandlab.onfi_spec.opcodes import Status
 from nandlab.ops.pattern import PATTERNS, page_pattern
@@ -217,6 +216,8 @@ def read(
       nandlab read sim://mlc-64l --block 3 --page 0 --hex
     """
     if dry_run:
+        from nandlab.cli.plan import chip_plan, show  # only for --dry-run
+
         show(chip_plan("read", url, fresh, [("READ page", 1)], {}), as_json)
         return
     try:
@@ -308,6 +309,8 @@ def program(
     if (pattern is None) == (in_file is None):
         raise UsageError("give exactly one of --pattern (random|checker|zeros|ones) or --in FILE")
     if dry_run:
+        from nandlab.cli.plan import chip_plan, show  # only for --dry-run
+
         show(chip_plan("program", url, fresh, [("PROGRAM page", 1)], {}), as_json)
         return
     require_yes(yes, "program")
@@ -366,6 +369,8 @@ def erase(
       nandlab erase sim://mlc-64l --block 0-3,8 --yes
     """
     if dry_run:
+        from nandlab.cli.plan import chip_plan, show  # only for --dry-run
+
         plan = chip_plan(
             "erase", url, fresh, [("ERASE block", len(blocks))], dict.fromkeys(blocks, 1)
         )

@@ -198,16 +198,18 @@ def open_chip(
     is locked (by its unique ID) while open. `read_only`: the command changes nothing: a
     virtual die's image is shared with other readers and not written, and --fresh gives a
     fresh die in memory only, so the ledger is left alone."""
-    from nandlab.ledger import book_wear, check_ledger, forget_fresh_die, one_off_id
-    from nandlab.locks import chip_lock
     from nandlab.onfi.chip import Chip
     from nandlab.transport import open_bench
     from nandlab.transport.url import with_fresh
 
     context = click.get_current_context(silent=True)
     command = context.info_name if context is not None and context.info_name else "nandlab"
-    run_id = one_off_id(command)
     if not read_only:
+        # here, not at the top: a read-only command never opens the ledger
+        from nandlab.ledger import book_wear, check_ledger, forget_fresh_die, one_off_id
+        from nandlab.locks import chip_lock
+
+        run_id = one_off_id(command)
         check_ledger()
     transport = open_bench(with_fresh(url) if fresh else url, read_only=read_only)
     chip = Chip(transport, ce)
