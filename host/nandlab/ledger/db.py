@@ -104,9 +104,10 @@ def _check_seal(db: sqlite3.Connection, path: Path) -> None:
 def _open_checked(path: Path) -> sqlite3.Connection:
     """Open the ledger in WAL mode after checking it; create it when there is none."""
     existed = path.exists()
-    if not existed and _seal(path) > 0:
+    sealed = 0 if existed else _seal(path)
+    if sealed > 0:
         raise _damaged(path, f"the file is missing, but {SEAL_FILE} beside it says "
-                       f"{_seal(path)} events were written")
+                       f"{sealed} events were written")
     if not existed and not os.access(path.parent, os.W_OK):
         raise ReadOnlyDataError(
             f"the chip ledger cannot be created: {path.parent} is read-only (make it "
