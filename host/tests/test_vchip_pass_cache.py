@@ -1,4 +1,4 @@
-"""sense_mws keeps each string's pass resistance while the block's stored Vth holds:
+"""MWS keeps each string's pass resistance while the block's stored Vth holds:
 the kept row is bit for bit a fresh sum, and programming or erasing the block replaces
 it. Checked against an independent sum, k_pass / max(VPASS - Vth, min overdrive) over
 the string's unselected WLs in float64, and against a twin array that never keeps it."""
@@ -42,20 +42,20 @@ def _reference(arr: CellArray, skip: tuple[int, ...]) -> np.ndarray:
 
 def test_kept_row_is_the_sum_and_program_replaces_it() -> None:
     arr = _programmed()
-    first = arr._pass_resistance(BLOCK, SUB, (SUB,))
+    first = arr.mws.pass_resistance(BLOCK, SUB, (SUB,))
     np.testing.assert_allclose(first, _reference(arr, (SUB,)), rtol=1e-4)
-    assert arr._pass_resistance(BLOCK, SUB, (SUB,)) is first  # kept, not recomputed
-    other = arr._pass_resistance(BLOCK, SUB, (SUB + 4,))  # other WL selected: a new sum
+    assert arr.mws.pass_resistance(BLOCK, SUB, (SUB,)) is first  # kept, not recomputed
+    other = arr.mws.pass_resistance(BLOCK, SUB, (SUB + 4,))  # other WL selected: a new sum
     np.testing.assert_allclose(other, _reference(arr, (SUB + 4,)), rtol=1e-4)
     n = arr.profile.geometry.page_bytes + arr.profile.geometry.spare_bytes
     before = _reference(arr, (SUB,))
     assert arr.program(BLOCK, 45, {0: np.zeros(n, np.uint8)}, slc=True).ok  # all cells up
-    after = arr._pass_resistance(BLOCK, SUB, (SUB,))
+    after = arr.mws.pass_resistance(BLOCK, SUB, (SUB,))
     np.testing.assert_allclose(after, _reference(arr, (SUB,)), rtol=1e-4)
     assert not np.allclose(after, before, rtol=1e-4)
     arr.erase(BLOCK)
     np.testing.assert_allclose(
-        arr._pass_resistance(BLOCK, SUB, (SUB,)), _reference(arr, (SUB,)), rtol=1e-4
+        arr.mws.pass_resistance(BLOCK, SUB, (SUB,)), _reference(arr, (SUB,)), rtol=1e-4
     )
 
 
@@ -63,7 +63,7 @@ def test_mws_with_the_kept_rows_equals_fresh_sums() -> None:
     kept, fresh = _programmed(), _programmed()
     ref = kept.profile.physics.slc_verify_mV
     for wl in (SUB, SUB, SUB + 8, SUB):
-        fresh._pass.clear()
+        fresh.mws.clear()
         a = kept.sense_mws([(BLOCK, [wl])], ref, 40.0)
         b = fresh.sense_mws([(BLOCK, [wl])], ref, 40.0)
         assert np.array_equal(a, b)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,8 +28,10 @@ from nandlab.vchip.cells import Block, StateMap, WordLine, page_data
 from nandlab.vchip.physics import IsppTune
 from nandlab.vchip.sensing import DriftCache, ReadNoise
 
+if TYPE_CHECKING:
+    from nandlab.vchip.mws import MwsSensing
+
 _NO_CELLS = np.empty(0, dtype=np.int16)
-PASS_CACHE_STRINGS = 16  # strings whose pass resistance sense_mws keeps: 4 blocks x 4 subs
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ class CellArray:
         self._noise = ReadNoise(self.seed, self.chip, self._cells)
         self._buf = np.empty(0, dtype=np.bool_)  # sense buffer: made on first sense
         self._drift = DriftCache(self._cells)
-        self._pass = DriftCache(self._cells, PASS_CACHE_STRINGS)  # per string, see sense_mws
+        self._mws: MwsSensing | None = None
         self._native = StateMap.gray(g.gray_code, self._phys.verify_mV)
         self._slc_map = StateMap([1, 0], 1, [self._phys.slc_verify_mV])
         mlc = self._phys.mlc
@@ -367,97 +370,18 @@ class CellArray:
     def sense_mws(
         self, groups: list[tuple[int, list[int]]], ref_mV: float, strobe_us: float
     ) -> np.ndarray:
-        """Multi-wordline sensing: packed bits, 1 = the bitline discharged.
+        """Multi-wordline sensing (Flash-Cosmos MWS): packed bits, 1 = the bitline
+        discharged. See `vchip.mws.MwsSensing.sense`."""
+        return self.mws.sense(groups, ref_mV, strobe_us)
 
-        `groups` lists (block, WLs) with the reference on those WLs and VPASS on the rest
-        of their strings. WLs of one sub-block of a block are in series (a string
-        conducts only if every selected cell does: AND); strings of different sub-blocks
-        or blocks share the bitline (it discharges if any string conducts: OR). A
-        conducting string discharges the bitline only if precharge + evaluation +
-        strobe fit in `strobe_us` (physics.sensing): WL precharge grows with the blocks
-        activated, evaluation with the string's resistance (each selected cell adds
-        k_sel / overdrive, each unselected one k_pass / (VPASS - Vth)) and with the
-        charge the activated strings share with the bitline. Every selected WL gets the
-        usual retention, read disturb and fresh RTN, and counts one read of its block.
-        """
-        from nandlab.vchip.kernel import drift_kernel, mws_kernel
+    @property
+    def mws(self) -> MwsSensing:
+        """The die's multi-wordline sensing, made on first use (it loads numba kernels)."""
+        if self._mws is None:
+            from nandlab.vchip.mws import MwsSensing
 
-        sens = self._phys.sensing
-        subs = self._sub_blocks
-        rows: list[tuple[int, int]] = []
-        keys: dict[tuple[int, int], int] = {}
-        for block, wls in groups:
-            for wl in wls:
-                self._check_wl(block, wl)
-                key = (block, wl % subs)
-                keys.setdefault(key, len(keys))
-                if (block, wl) not in rows:
-                    rows.append((block, wl))
-        blocks = sorted({b for b, _ in rows})
-        nb = len(blocks)
-        cells = self._cells
-        drifted = np.empty((len(rows), cells), dtype=np.float32)
-        offs = np.empty(len(rows), dtype=np.int64)
-        scale = np.empty(len(rows), dtype=np.float32)
-        row_group = np.empty(len(rows), dtype=np.int32)
-        for r, (block, wl) in enumerate(rows):
-            blk = self._block(block)
-            w, c = self._history(blk, wl)
-            drift_kernel(*self._wl_cells(block, wl, blk, w), drifted[r], c.drift)
-            offs[r] = self._noise.offset()
-            scale[r] = c.rtn_per_unit
-            row_group[r] = keys[(block, wl % subs)]
-        for b in blocks:
-            self._block(b).reads += 1
-        unsel = np.empty((len(keys), cells), dtype=np.float32)
-        for (block, sub), g in keys.items():
-            skip = tuple(wl for b, wl in rows if b == block and wl % subs == sub)
-            unsel[g] = self._pass_resistance(block, sub, skip)
-        t_pre = max(sens.t_bl_precharge_us, sens.t_wl_precharge_us_per_block * nb)
-        t_const = t_pre + sens.t_discharge_us + sens.t_fixed_us
-        eval_scale = 1.0 + sens.charge_sharing_per_block * (nb - 1)
-        out = np.empty(cells, dtype=np.bool_)
-        mws_kernel(
-            drifted,
-            self._noise.table,
-            offs,
-            scale,
-            row_group,
-            unsel,
-            out,
-            float(ref_mV),
-            sens.k_sel_us_V * 1000.0,
-            sens.min_overdrive_mV,
-            t_const,
-            eval_scale,
-            float(strobe_us),
-        )
-        return np.packbits(out, bitorder="little")
-
-    def _pass_resistance(self, block: int, sub: int, skip: tuple[int, ...]) -> np.ndarray:
-        """Per cell, the pass resistance (µs) of string (block, sub-block) at VPASS without
-        its selected WLs `skip`. Kept while the block's stored Vth holds (version: program,
-        erase, wear; retention and read disturb do not enter it), so an MWS repeated on the
-        same WLs (a strobe search) sums the string once: the row is bit for bit the sum."""
-        from nandlab.vchip.kernel import pass_resistance_kernel
-
-        blk = self._block(block)
-        sens, vpass = self._phys.sensing, self._phys.vpass_mV
-        erased_r = sens.k_pass_us_V * 1000.0 / max(vpass - self._phys.erased_mean_mV, 1.0)
-
-        def fill(acc: np.ndarray) -> None:
-            acc[:] = 0.0
-            for wl in range(sub, self._wls_n, self._sub_blocks):
-                w = blk.wls.get(wl)
-                if wl in skip:
-                    continue
-                if w is None:
-                    acc += erased_r
-                else:
-                    kp = sens.k_pass_us_V * 1000.0
-                    pass_resistance_kernel(w.vth, acc, kp, vpass, sens.min_overdrive_mV)
-
-        return self._pass.get((block, sub), (blk.version, blk.pec, skip), fill)
+            self._mws = MwsSensing(self)
+        return self._mws
 
     # -- time -----------------------------------------------------------------
 

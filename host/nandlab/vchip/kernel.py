@@ -106,12 +106,6 @@ def sense_drifted_kernel(
         out[i] = drifted[i] + rs * np.float32(rtn[i]) < ref
 
 
-# The kernels that divide: fastmath without "arcp" (a reciprocal estimate would move the
-# last bits of a quotient, and with them a bitline at its strobe), and numpy's error model
-# (no zero-divisor check: every divisor is at least min_od_mV > 0), so the loop of
-# pass_resistance_kernel vectorises with exact divisions, the same bits as scalar ones.
-_EXACT_DIVISION = {"nnan", "ninf", "nsz", "contract", "afn", "reassoc"}
-
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -283,66 +277,3 @@ def program_kernel(
                 below[j + 1] = min(max(below[j + 1] + dd, vth_min), vth_max)
     return verified
 
-
-@njit(cache=True, fastmath=_EXACT_DIVISION, error_model="numpy")
-def mws_kernel(
-    drifted: np.ndarray,
-    rtn_table: np.ndarray,
-    rtn_off: np.ndarray,
-    rtn_scale: np.ndarray,
-    row_group: np.ndarray,
-    unsel_us: np.ndarray,
-    out: np.ndarray,
-    ref_mV: float,
-    k_sel_us_mV: float,
-    min_od_mV: float,
-    t_const_us: float,
-    eval_scale: float,
-    strobe_us: float,
-) -> None:
-    """Multi-wordline sensing of one bitline per cell column i (out[i] = discharged).
-
-    drifted[r, i]: deterministic Vth_eff of selected row r (a WL), + fresh RTN
-    rtn_scale[r] * rtn_table[rtn_off[r] + i]. Rows of one string group g (a block's
-    sub-block) are in series: the string conducts only if every selected cell is below
-    ref_mV, and then discharges the bitline after
-        t_const_us + eval_scale * (unsel_us[g, i] + sum over its rows of k_sel / overdrive),
-    overdrive = ref - Vth_eff (at least min_od). Groups are in parallel on the bitline:
-    it reads discharged if any conducting string discharges by strobe_us.
-    """
-    rows = drifted.shape[0]
-    n = drifted.shape[1]
-    ref = np.float32(ref_mV)
-    ks = np.float32(k_sel_us_mV)
-    mod = np.float32(min_od_mV)
-    # group by group, each a pass over the bitlines (vectorised): the string's resistance
-    # summed over its rows in row order, as one cell at a time would
-    acc = np.empty(n, dtype=np.float32)
-    on = np.empty(n, dtype=np.bool_)
-    out[:] = False
-    for g in range(unsel_us.shape[0]):
-        acc[:] = unsel_us[g]
-        on[:] = True
-        for r in range(rows):
-            if row_group[r] != g:
-                continue
-            off = rtn_off[r]
-            sc = rtn_scale[r]
-            for i in range(n):
-                od = ref - (drifted[r, i] + sc * np.float32(rtn_table[off + i]))
-                on[i] = on[i] and od > 0
-                acc[i] += ks / (od if od > mod else mod)
-        for i in range(n):
-            out[i] = out[i] or (on[i] and t_const_us + eval_scale * acc[i] <= strobe_us)
-
-
-@njit(cache=True, fastmath=_EXACT_DIVISION, error_model="numpy")
-def pass_resistance_kernel(
-    vth: np.ndarray, acc: np.ndarray, k_pass_us_mV: float, vpass_mV: float, min_od_mV: float
-) -> None:
-    """acc[i] += k_pass / (vpass - vth[i]): an unselected cell of the string at VPASS."""
-    kp = np.float32(k_pass_us_mV)
-    vp = np.float32(vpass_mV)
-    mod = np.float32(min_od_mV)
-    for i in range(vth.shape[0]):
-        acc[i] += kp / max(vp - np.float32(vth[i]), mod)
