@@ -398,6 +398,23 @@ class CellArray:
 
     # -- die image ------------------------------------------------------------
 
+    def image(self) -> DieImage:
+        """The die's stored state for its image (`vchip.array_image`). It shares the block
+        objects: write it out before the die changes again."""
+        return DieImage(
+            self.profile.name, self.seed, self.chip, self._age_h,
+            dict(self._noise.generator.bit_generator.state), self._blocks,
+        )
+
+    @classmethod
+    def from_image(cls, image: DieImage, profile: Profile) -> CellArray:
+        """The die an image holds (read by `vchip.array_image` for `profile`)."""
+        arr = cls(profile, image.seed, image.chip)
+        arr._age_h = image.age_h
+        arr._noise.generator.bit_generator.state = image.noise_state
+        arr._blocks = image.blocks
+        return arr
+
     def save(self, path: Path) -> None:
         """Write the die image (.npz) crash-safely: temp file, fsync, atomic replace."""
         array_image.write(
