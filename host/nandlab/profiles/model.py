@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from nandlab.profiles.coxpm_model import CoxPm
+from nandlab.profiles.interfaces_model import Interfaces
 from nandlab.profiles.search_model import Search
 
 CellType = Literal["slc", "mlc", "tlc"]
@@ -463,6 +464,7 @@ class Profile(_Strict):
     identity: Identity
     geometry: Geometry
     timing: Timing
+    interfaces: Interfaces = Interfaces()
     read_offsets: ReadOffsets
     vendor: Vendor = Vendor()
     physics: Physics
