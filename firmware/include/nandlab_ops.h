@@ -17,8 +17,10 @@
 #define NANDLAB_OPS_MAX_DELAY_NS 0xFFFFFFu
 /* highest MARK id */
 #define NANDLAB_OPS_MAX_ID 0xFFFFFFu
-/* highest ONFI timing mode */
-#define NANDLAB_OPS_MAX_TIMING_MODE 5u
+/* highest ONFI SDR timing mode */
+#define NANDLAB_OPS_MAX_SDR_MODE 5u
+/* highest timing mode number of any interface (which exist is per interface) */
+#define NANDLAB_OPS_MAX_TIMING_MODE 0x0Fu
 /* most instructions in a program (indices are 24 bits) */
 #define NANDLAB_OPS_MAX_INSTRUCTIONS 0x1000000u
 /* largest value of a 32-bit word */
@@ -71,7 +73,7 @@ enum nandlab_opcode {
     NANDLAB_OP_DELAY = 0x09, /* wait a fixed time (tWB, tWHR, tADL, tCCS, tFEAT...) */
     NANDLAB_OP_MARK = 0x0A, /* record a timestamp (MARK record) */
     NANDLAB_OP_POWER = 0x0B, /* open (start) or close (stop) a supply-current sampling window; stop yields a POWER record */
-    NANDLAB_OP_TIMING = 0x0C, /* change the interface and its timing mode */
+    NANDLAB_OP_TIMING = 0x0C, /* change the data interface, its timing mode and (DDR interfaces) the warm-up cycles the controller adds before a data burst, as SET FEATURES 02h told the die */
     NANDLAB_OP_GPIO = 0x0D, /* drive WP# and the supply enables; only bits set in mask change */
 };
 
@@ -104,11 +106,13 @@ enum nandlab_pattern_kind {
     NANDLAB_PAT_PRBS = 0x02, /* xorshift32 stream from the seed */
 };
 
-/* ONFI data interfaces (TIMING arg bits[5:4]). */
+/* Data interfaces (TIMING arg bits[6:4]). */
 enum nandlab_interface {
     NANDLAB_IF_SDR = 0x00, /* ONFI SDR */
     NANDLAB_IF_NV_DDR = 0x01, /* ONFI NV-DDR */
     NANDLAB_IF_NV_DDR2 = 0x02, /* ONFI NV-DDR2 */
+    NANDLAB_IF_NV_DDR3 = 0x03, /* ONFI NV-DDR3 (NV-DDR2 signalling at 1.2 V VccQ) */
+    NANDLAB_IF_TOGGLE = 0x04, /* JEDEC Toggle DDR (2.0 and later) */
 };
 
 /* opcodes: arg fields and fixed trailing words */
@@ -190,16 +194,26 @@ enum nandlab_interface {
 #define NANDLAB_OP_POWER_PERIOD_NS_WORD 1u
 #define NANDLAB_OP_POWER_PERIOD_NS_MIN 1u
 #define NANDLAB_OP_POWER_PERIOD_NS_MAX 0xFFFFFFFFu
-/* ONFI timing mode */
+/* timing mode of the interface */
 #define NANDLAB_OP_TIMING_MODE_LSB 0u
 #define NANDLAB_OP_TIMING_MODE_WIDTH 4u
 #define NANDLAB_OP_TIMING_MODE_MIN 0u
-#define NANDLAB_OP_TIMING_MODE_MAX 5u
-/* 0 SDR, 1 NV-DDR, 2 NV-DDR2 */
+#define NANDLAB_OP_TIMING_MODE_MAX 0x0Fu
+/* 0 SDR, 1 NV-DDR, 2 NV-DDR2, 3 NV-DDR3, 4 Toggle DDR */
 #define NANDLAB_OP_TIMING_INTERFACE_LSB 4u
-#define NANDLAB_OP_TIMING_INTERFACE_WIDTH 2u
+#define NANDLAB_OP_TIMING_INTERFACE_WIDTH 3u
 #define NANDLAB_OP_TIMING_INTERFACE_MIN 0u
-#define NANDLAB_OP_TIMING_INTERFACE_MAX 2u
+#define NANDLAB_OP_TIMING_INTERFACE_MAX 4u
+/* data-out warm-up RE# cycles, ONFI code: 0, 1, 2 or 4 cycles */
+#define NANDLAB_OP_TIMING_WARMUP_OUT_LSB 8u
+#define NANDLAB_OP_TIMING_WARMUP_OUT_WIDTH 2u
+#define NANDLAB_OP_TIMING_WARMUP_OUT_MIN 0u
+#define NANDLAB_OP_TIMING_WARMUP_OUT_MAX 3u
+/* data-in warm-up DQS cycles, ONFI code: 0, 1, 2 or 4 cycles */
+#define NANDLAB_OP_TIMING_WARMUP_IN_LSB 10u
+#define NANDLAB_OP_TIMING_WARMUP_IN_WIDTH 2u
+#define NANDLAB_OP_TIMING_WARMUP_IN_MIN 0u
+#define NANDLAB_OP_TIMING_WARMUP_IN_MAX 3u
 /* levels (see gpio_bits) */
 #define NANDLAB_OP_GPIO_VALUE_LSB 0u
 #define NANDLAB_OP_GPIO_VALUE_WIDTH 8u

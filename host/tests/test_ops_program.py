@@ -180,8 +180,9 @@ def test_power_stop_decodes_with_the_default_period() -> None:
         (lambda: Mark(1 << 24), r"MARK.id = 16777216"),
         (lambda: Power(True, 0), r"POWER.period_ns = 0 is outside 1..4294967295"),
         (lambda: Power(2), r"POWER.start = 2 is outside 0..1"),  # type: ignore[arg-type]
-        (lambda: Timing(6), r"TIMING.mode = 6 is outside 0..5"),
-        (lambda: Timing(0, 3), r"TIMING.interface = 3 is outside 0..2"),
+        (lambda: Timing(16), r"TIMING.mode = 16 is outside 0..15"),
+        (lambda: Timing(0, 5), r"TIMING.interface = 5 is outside 0..4"),
+        (lambda: Timing(0, 2, 4), r"TIMING.warmup_out = 4 is outside 0..3"),
         (lambda: Gpio(256, 1), r"GPIO.value = 256 is outside 0..255"),
         (lambda: Gpio(1, -1), r"GPIO.mask = -1 is outside 0..255"),
     ],
@@ -205,8 +206,8 @@ def test_construction_checks_ranges(build: Callable[[], object], match: str) -> 
         (words(0x03000000, END), r"ADDR.n = 0 is outside 1..8"),
         (words(0x03000010, END), r"word 0: ADDR arg 0x000010 sets reserved bits 0x000010"),
         (words(0x01000100, END), r"word 0: CE arg 0x000100 sets reserved bits"),
-        (words(0x0C000006, END), r"TIMING.mode = 6 is outside 0..5"),
-        (words(0x0C000030, END), r"TIMING.interface = 3 is outside 0..2"),
+        (words(0x0C000050, END), r"TIMING.interface = 5 is outside 0..4"),
+        (words(0x0C001000, END), r"word 0: TIMING arg 0x001000 sets reserved bits"),
         (words(0x04000001, 0x0000FF01, END), r"padding bytes of the last word are not zero"),
         (words(0x05000004, 0x00000003, 0, END), r"DIN_PAT.*pattern kind 3"),
         (words(0x07000004, 0x2, 0, 0, END), r"DOUT_CMP.chunk = 0 is outside"),
@@ -221,6 +222,6 @@ def test_malformed_programs(data: bytes, match: str) -> None:
 
 
 def test_error_names_the_instruction_index() -> None:
-    data = Program().ce(0).cmd(0x70).encode()[:-4] + words(0x0C000007, END)
+    data = Program().ce(0).cmd(0x70).encode()[:-4] + words(0x0C000070, END)
     with pytest.raises(OpProgramError, match=r"word 2 \(instruction 2, TIMING\)"):
         Program.decode(data)

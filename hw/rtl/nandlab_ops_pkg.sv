@@ -15,7 +15,8 @@ package nandlab_ops_pkg;
   localparam logic [31:0] MAX_TARGET = 32'hFF;  // highest chip-enable index
   localparam logic [31:0] MAX_DELAY_NS = 32'hFFFFFF;  // longest DELAY in ns
   localparam logic [31:0] MAX_ID = 32'hFFFFFF;  // highest MARK id
-  localparam logic [31:0] MAX_TIMING_MODE = 32'd5;  // highest ONFI timing mode
+  localparam logic [31:0] MAX_SDR_MODE = 32'd5;  // highest ONFI SDR timing mode
+  localparam logic [31:0] MAX_TIMING_MODE = 32'hF;  // highest timing mode number of any interface (which exist is per interface)
   localparam logic [31:0] MAX_INSTRUCTIONS = 32'h1000000;  // most instructions in a program (indices are 24 bits)
   localparam logic [31:0] MAX_U32 = 32'hFFFFFFFF;  // largest value of a 32-bit word
   localparam logic [31:0] HEADER_CODE_LSB = 32'd24;  // opcode (program) or tag (result stream)
@@ -53,7 +54,7 @@ package nandlab_ops_pkg;
     OP_DELAY = 8'd9,  // wait a fixed time (tWB, tWHR, tADL, tCCS, tFEAT...)
     OP_MARK = 8'd10,  // record a timestamp (MARK record)
     OP_POWER = 8'd11,  // open (start) or close (stop) a supply-current sampling window; stop yields a POWER record
-    OP_TIMING = 8'd12,  // change the interface and its timing mode
+    OP_TIMING = 8'd12,  // change the data interface, its timing mode and (DDR interfaces) the warm-up cycles the controller adds before a data burst, as SET FEATURES 02h told the die
     OP_GPIO = 8'd13  // drive WP# and the supply enables; only bits set in mask change
   } opcode_e;
 
@@ -86,11 +87,13 @@ package nandlab_ops_pkg;
     PAT_PRBS = 8'd2  // xorshift32 stream from the seed
   } pattern_kind_e;
 
-  // ONFI data interfaces (TIMING arg bits[5:4]).
-  typedef enum logic [1:0] {
-    IF_SDR = 2'd0,  // ONFI SDR
-    IF_NV_DDR = 2'd1,  // ONFI NV-DDR
-    IF_NV_DDR2 = 2'd2  // ONFI NV-DDR2
+  // Data interfaces (TIMING arg bits[6:4]).
+  typedef enum logic [2:0] {
+    IF_SDR = 3'd0,  // ONFI SDR
+    IF_NV_DDR = 3'd1,  // ONFI NV-DDR
+    IF_NV_DDR2 = 3'd2,  // ONFI NV-DDR2
+    IF_NV_DDR3 = 3'd3,  // ONFI NV-DDR3 (NV-DDR2 signalling at 1.2 V VccQ)
+    IF_TOGGLE = 3'd4  // JEDEC Toggle DDR (2.0 and later)
   } interface_e;
 
   // opcodes: arg fields and fixed trailing words
@@ -155,14 +158,22 @@ package nandlab_ops_pkg;
   localparam logic [31:0] OP_POWER_PERIOD_NS_WORD = 32'd1;  // sample period in ns (word offset from the header)
   localparam logic [31:0] OP_POWER_PERIOD_NS_MIN = 32'd1;
   localparam logic [31:0] OP_POWER_PERIOD_NS_MAX = 32'hFFFFFFFF;
-  localparam logic [31:0] OP_TIMING_MODE_LSB = 32'd0;  // ONFI timing mode
+  localparam logic [31:0] OP_TIMING_MODE_LSB = 32'd0;  // timing mode of the interface
   localparam logic [31:0] OP_TIMING_MODE_WIDTH = 32'd4;
   localparam logic [31:0] OP_TIMING_MODE_MIN = 32'd0;
-  localparam logic [31:0] OP_TIMING_MODE_MAX = 32'd5;
-  localparam logic [31:0] OP_TIMING_INTERFACE_LSB = 32'd4;  // 0 SDR, 1 NV-DDR, 2 NV-DDR2
-  localparam logic [31:0] OP_TIMING_INTERFACE_WIDTH = 32'd2;
+  localparam logic [31:0] OP_TIMING_MODE_MAX = 32'hF;
+  localparam logic [31:0] OP_TIMING_INTERFACE_LSB = 32'd4;  // 0 SDR, 1 NV-DDR, 2 NV-DDR2, 3 NV-DDR3, 4 Toggle DDR
+  localparam logic [31:0] OP_TIMING_INTERFACE_WIDTH = 32'd3;
   localparam logic [31:0] OP_TIMING_INTERFACE_MIN = 32'd0;
-  localparam logic [31:0] OP_TIMING_INTERFACE_MAX = 32'd2;
+  localparam logic [31:0] OP_TIMING_INTERFACE_MAX = 32'd4;
+  localparam logic [31:0] OP_TIMING_WARMUP_OUT_LSB = 32'd8;  // data-out warm-up RE# cycles, ONFI code: 0, 1, 2 or 4 cycles
+  localparam logic [31:0] OP_TIMING_WARMUP_OUT_WIDTH = 32'd2;
+  localparam logic [31:0] OP_TIMING_WARMUP_OUT_MIN = 32'd0;
+  localparam logic [31:0] OP_TIMING_WARMUP_OUT_MAX = 32'd3;
+  localparam logic [31:0] OP_TIMING_WARMUP_IN_LSB = 32'd10;  // data-in warm-up DQS cycles, ONFI code: 0, 1, 2 or 4 cycles
+  localparam logic [31:0] OP_TIMING_WARMUP_IN_WIDTH = 32'd2;
+  localparam logic [31:0] OP_TIMING_WARMUP_IN_MIN = 32'd0;
+  localparam logic [31:0] OP_TIMING_WARMUP_IN_MAX = 32'd3;
   localparam logic [31:0] OP_GPIO_VALUE_LSB = 32'd0;  // levels (see gpio_bits)
   localparam logic [31:0] OP_GPIO_VALUE_WIDTH = 32'd8;
   localparam logic [31:0] OP_GPIO_VALUE_MIN = 32'd0;

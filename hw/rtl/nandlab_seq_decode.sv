@@ -63,8 +63,9 @@ module nandlab_seq_decode #(
                     err = nandlab_ops_pkg::ERR_BAD_ARG;
             end
             nandlab_ops_pkg::OP_TIMING:
-                if (arg[23:6] != 18'd0 || arg[5:4] != nandlab_ops_pkg::IF_SDR ||
-                    arg[3:0] > 4'(nandlab_ops_pkg::MAX_TIMING_MODE))
+                // SDR modes 0..5 have presets; the DDR interfaces come with the DDR PHY
+                if (arg[23:12] != 12'd0 || arg[6:4] != nandlab_ops_pkg::IF_SDR ||
+                    arg[11:8] != 4'd0 || arg[3:0] > 4'(nandlab_ops_pkg::MAX_SDR_MODE))
                     err = nandlab_ops_pkg::ERR_BAD_ARG;
             nandlab_ops_pkg::OP_GPIO:
                 if (arg[23:16] != 8'd0) err = nandlab_ops_pkg::ERR_BAD_ARG;

@@ -22,8 +22,10 @@ MAX_TARGET = 0xFF
 MAX_DELAY_NS = 0xFFFFFF
 #: highest MARK id
 MAX_ID = 0xFFFFFF
-#: highest ONFI timing mode
-MAX_TIMING_MODE = 5
+#: highest ONFI SDR timing mode
+MAX_SDR_MODE = 5
+#: highest timing mode number of any interface (which exist is per interface)
+MAX_TIMING_MODE = 0x0F
 #: most instructions in a program (indices are 24 bits)
 MAX_INSTRUCTIONS = 0x1000000
 #: largest value of a 32-bit word
@@ -92,7 +94,8 @@ class Opcode(IntEnum):
     #: open (start) or close (stop) a supply-current sampling window; stop yields a POWER
     #: record
     POWER = 0x0B
-    #: change the interface and its timing mode
+    #: change the data interface, its timing mode and (DDR interfaces) the warm-up cycles
+    #: the controller adds before a data burst, as SET FEATURES 02h told the die
     TIMING = 0x0C
     #: drive WP# and the supply enables; only bits set in mask change
     GPIO = 0x0D
@@ -148,7 +151,7 @@ class PatternKind(IntEnum):
 
 
 class Interface(IntEnum):
-    """ONFI data interfaces (TIMING arg bits[5:4])."""
+    """Data interfaces (TIMING arg bits[6:4])."""
 
     #: ONFI SDR
     SDR = 0x00
@@ -156,6 +159,10 @@ class Interface(IntEnum):
     NV_DDR = 0x01
     #: ONFI NV-DDR2
     NV_DDR2 = 0x02
+    #: ONFI NV-DDR3 (NV-DDR2 signalling at 1.2 V VccQ)
+    NV_DDR3 = 0x03
+    #: JEDEC Toggle DDR (2.0 and later)
+    TOGGLE = 0x04
 
 
 #: What each error code means, for error messages.
@@ -274,8 +281,10 @@ OP_LAYOUTS: dict[int, Layout] = {
         0x0C,
         "TIMING",
         fields=(
-            Field("mode", 0, 4, 0, 5),
-            Field("interface", 4, 2, 0, 2),
+            Field("mode", 0, 4, 0, 0x0F),
+            Field("interface", 4, 3, 0, 4),
+            Field("warmup_out", 8, 2, 0, 3),
+            Field("warmup_in", 10, 2, 0, 3),
         ),
     ),
     0x0D: Layout(

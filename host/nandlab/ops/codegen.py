@@ -68,7 +68,7 @@ def _enum_sections(spec: Spec) -> list[tuple[str, str, str, list[dict[str, Any]]
         ("ErrorCode", "ERR", "Codes of ERROR result records.", spec["error_codes"]),
         ("PatternKind", "PAT", "Pattern generator kinds (pattern word bits[7:0]).",
          spec["pattern"]["kinds"]),
-        ("Interface", "IF", "ONFI data interfaces (TIMING arg bits[5:4]).", spec["interfaces"]),
+        ("Interface", "IF", "Data interfaces (TIMING arg bits[6:4]).", spec["interfaces"]),
     ]
 
 
@@ -236,8 +236,10 @@ def render_sv(spec: Spec) -> str:
 
     for name, value, doc in _bit_constants(spec):
         param(name, value, doc)
+    timing = next(op for op in spec["opcodes"] if op["name"] == "TIMING")
+    if_width = next(f["width"] for f in timing["fields"] if f["name"] == "interface")
     for _cls, prefix, doc, members in _enum_sections(spec):
-        width = 2 if prefix == "IF" else 8
+        width = if_width if prefix == "IF" else 8
         lines += ["", f"  // {doc}", f"  typedef enum logic [{width - 1}:0] {{"]
         for i, m in enumerate(members):
             sep = "," if i < len(members) - 1 else ""

@@ -158,11 +158,19 @@ class Power(Instruction):
 
 @dataclass(frozen=True)
 class Timing(Instruction):
-    """Switch to ONFI timing `mode` (0..5) of `interface` (0 SDR, 1 NV-DDR, 2 NV-DDR2)."""
+    """Switch to timing `mode` (0..15) of `interface` (nandlab.ops.Interface).
+
+    DDR interfaces also take the warm-up cycles SET FEATURES 02h gave the die,
+    as ONFI codes them (0, 1, 2, 3 = 0, 1, 2, 4 cycles): `warmup_out` RE#
+    cycles before data out, `warmup_in` DQS cycles before data in. Which modes
+    an interface has is the bench's to check.
+    """
 
     LAYOUT: ClassVar[Layout] = OP_LAYOUTS[Opcode.TIMING]
     mode: int
     interface: int = 0
+    warmup_out: int = 0
+    warmup_in: int = 0
 
 
 @dataclass(frozen=True)
@@ -286,9 +294,10 @@ class Program:
         """Append POWER stop."""
         return self.append(Power(False))
 
-    def timing(self, mode: int, interface: int = 0) -> Self:
-        """Append TIMING `mode` of `interface`."""
-        return self.append(Timing(mode, interface))
+    def timing(self, mode: int, interface: int = 0, warmup_out: int = 0,
+               warmup_in: int = 0) -> Self:
+        """Append TIMING `mode` of `interface` (warm-up codes for DDR interfaces)."""
+        return self.append(Timing(mode, interface, warmup_out, warmup_in))
 
     def gpio(self, value: int, mask: int) -> Self:
         """Append GPIO `value` under `mask`."""

@@ -18,6 +18,7 @@ import numpy as np
 
 from nandlab.errors import OpProgramError
 from nandlab.ops import (
+    MAX_SDR_MODE,
     Addr,
     BusyRecord,
     Ce,
@@ -218,7 +219,7 @@ class _Run:
 
     def _timing(self, index: int, ins: Timing) -> None:
         bench = self.bench
-        if ins.interface != Interface.SDR:
+        if ins.interface != Interface.SDR or ins.mode > MAX_SDR_MODE:
             raise _Stop(ErrorCode.BAD_ARG)
         bench.expected_timing_mode = ins.mode
         die = self.die

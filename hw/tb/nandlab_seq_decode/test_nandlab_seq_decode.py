@@ -4,8 +4,8 @@ The reference is built from the instruction layouts of spec.yaml
 (`nandlab.ops._generated.OP_LAYOUTS`) and the FPGA rules of docs/fpga.md:
 an unknown opcode is BAD_OPCODE; a reserved arg bit, a field outside its
 range, END without tlast, a POWER stop with no window open or a TIMING
-interface other than SDR is BAD_ARG; a bus instruction before CE, or CE of
-a target >= NUM_CE, is NO_TARGET; a valid header with tlast that still needs
+other than an SDR mode 0..MAX_SDR_MODE without warm-up is BAD_ARG; a bus
+instruction before CE, or CE of a target >= NUM_CE, is NO_TARGET; a valid header with tlast that still needs
 words (trailing words, DIN data) is TRUNCATED. The trailing word count is
 that of the layout, except DIN, whose data streams to the bus as it comes.
 Headers are random, biased towards field limits, under every combination of
@@ -21,7 +21,13 @@ from pathlib import Path
 import cocotb
 import pytest
 from cocotb.triggers import Timer
-from nandlab.ops._generated import OP_LAYOUTS, ErrorCode, Interface, Opcode
+from nandlab.ops._generated import (
+    MAX_SDR_MODE,
+    OP_LAYOUTS,
+    ErrorCode,
+    Interface,
+    Opcode,
+)
 from nandlab.ops.layout import Bytes, Layout, Word
 from nandlab.rtlsim.sim_env import build, run
 
@@ -62,7 +68,9 @@ def expected(hdr: int, last: bool, ce_valid: bool, window: bool, num_ce: int) ->
         or any(not f.lo <= args[f.name] <= f.hi for f in layout.fields)
         or (op == Opcode.END and not last)
         or (op == Opcode.POWER and not args["start"] and not window)
-        or (op == Opcode.TIMING and args["interface"] != Interface.SDR)
+        or (op == Opcode.TIMING and (args["interface"] != Interface.SDR
+                                     or args["mode"] > MAX_SDR_MODE
+                                     or args["warmup_out"] or args["warmup_in"]))
     )
     if bad:
         return ErrorCode.BAD_ARG, words

@@ -105,7 +105,7 @@ class BitbangRunner:
                 raise _Stop(record.code)
             return record
         if isinstance(ins, ops.Timing):
-            if ins.interface != ops.Interface.SDR:
+            if ins.interface != ops.Interface.SDR or ins.mode > ops.MAX_SDR_MODE:
                 raise _Stop(ops.ErrorCode.BAD_ARG)
             return None
         if isinstance(ins, ops.Gpio):

@@ -161,7 +161,7 @@ class McuCompiler:
         if isinstance(ins, (ops.Mark, ops.Power)):
             return Step(index, "host", ins)
         if isinstance(ins, ops.Timing):
-            if ins.interface != ops.Interface.SDR:
+            if ins.interface != ops.Interface.SDR or ins.mode > ops.MAX_SDR_MODE:
                 return Step(index, "error", ins, code=ops.ErrorCode.BAD_ARG)
             st.mode = ins.mode
             return Step(index, "bus", ins)
