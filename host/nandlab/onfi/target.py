@@ -176,6 +176,10 @@ class Target:
         results = self.transport.run(Program().ce(self.ce) + program)
         # an erase that ends in an error record may still have stressed the block: count it
         self.wear.count(program, self._geometry)
+        return self.raise_errors(results, what)
+
+    def raise_errors(self, results: Results, what: str) -> Results:
+        """`results` when they hold no error record; else NandTimeout or TransportError."""
         for err in results.errors:
             if err.code == ErrorCode.TIMEOUT:
                 raise NandTimeout(
