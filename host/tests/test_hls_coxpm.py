@@ -95,7 +95,7 @@ def test_coxpm_kernel_matches_python(tb: Path, max_passes: int) -> None:
     read = words.copy()
     for f, n_err in enumerate(counts):
         read[f, rng.choice(code.n, int(n_err), replace=False)] ^= 1
-    bits, ok, _ = bitflip_decode(code, read, max_iterations=max_passes)
+    bits, ok, iters = bitflip_decode(code, read, max_iterations=max_passes)
 
     lines = [f"{len(PATTERNS)} {max_passes}", *(p.hex() for p in PATTERNS)]
     for f in range(counts.size):
@@ -107,7 +107,7 @@ def test_coxpm_kernel_matches_python(tb: Path, max_passes: int) -> None:
 
     seen = set()
     for f, line in enumerate(out):
-        outcome, match, data_hex = line.split()
+        outcome, match, passes, data_hex = line.split()
         decoded = (np.packbits(bits[f, : code.k]) ^ keys[f]).tobytes()
         bitmap = sum(1 << p for p, pat in enumerate(PATTERNS) if decoded.find(pat) >= 0)
         if not ok[f]:
@@ -117,6 +117,7 @@ def test_coxpm_kernel_matches_python(tb: Path, max_passes: int) -> None:
             assert decoded == plain[f]  # a zero syndrome here is the sent word
         assert (int(outcome), int(match)) == (int(want[0]), want[1]), f"frame {f}"
         assert bytes.fromhex(data_hex) == decoded, f"frame {f}"
+        assert int(passes) == iters[f], f"frame {f}"
         seen.add(want[0])
     # the frames exercise every outcome, so the comparison covers them all
     assert seen == set(Outcome)

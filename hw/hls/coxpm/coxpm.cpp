@@ -20,7 +20,8 @@ inline int check_of(int r, int s, int i) { return r * COXPM_Z + (i - s + COXPM_Z
 void coxpm(hls::stream<uint8_t> &rd, hls::stream<uint8_t> &key,
            const uint8_t patterns[COXPM_MAX_PATTERNS][COXPM_MAX_PATTERN_BYTES],
            const uint8_t pattern_len[COXPM_MAX_PATTERNS], uint32_t n_patterns,
-           uint32_t max_passes, hls::stream<uint8_t> &data, uint32_t &outcome, uint32_t &match) {
+           uint32_t max_passes, uint8_t window[COXPM_MAX_PATTERN_BYTES], uint32_t &seen,
+           hls::stream<uint8_t> &data, uint32_t &outcome, uint32_t &match, uint32_t &passes) {
 #pragma HLS INTERFACE mode = axis port = rd
 #pragma HLS INTERFACE mode = axis port = key
 #pragma HLS INTERFACE mode = axis port = data
@@ -30,6 +31,9 @@ void coxpm(hls::stream<uint8_t> &rd, hls::stream<uint8_t> &key,
 #pragma HLS INTERFACE mode = s_axilite port = max_passes
 #pragma HLS INTERFACE mode = s_axilite port = outcome
 #pragma HLS INTERFACE mode = s_axilite port = match
+#pragma HLS INTERFACE mode = s_axilite port = window
+#pragma HLS INTERFACE mode = s_axilite port = seen
+#pragma HLS INTERFACE mode = s_axilite port = passes
 #pragma HLS INTERFACE mode = s_axilite port = return
     uint8_t y[COXPM_N];  // bits as read
     uint8_t x[COXPM_N];  // current decision
@@ -121,13 +125,15 @@ passes:
     }
     const bool ok = unsat == 0;
 
-    // De-randomise and match, one byte per clock.
-    uint8_t window[COXPM_MAX_PATTERN_BYTES];  // window[j]: the byte j places back
-#pragma HLS ARRAY_PARTITION variable = window type = complete
+    // De-randomise and match, one byte per clock, the window carried over from the
+    // page's earlier sub-pages (registers: all 8 x 32 compares read it each clock).
+    uint8_t win[COXPM_MAX_PATTERN_BYTES];  // win[j]: the byte j places back
+#pragma HLS ARRAY_PARTITION variable = win type = complete
     for (int j = 0; j < COXPM_MAX_PATTERN_BYTES; j++) {
 #pragma HLS UNROLL
-        window[j] = 0;
+        win[j] = window[j];
     }
+    const uint32_t before = seen < COXPM_MAX_PATTERN_BYTES ? seen : COXPM_MAX_PATTERN_BYTES;
     uint32_t found = 0;
 match_bytes:
     for (int b = 0; b < COXPM_PAYLOAD_BYTES; b++) {
@@ -141,18 +147,20 @@ match_bytes:
         data.write(v);
         for (int j = COXPM_MAX_PATTERN_BYTES - 1; j > 0; j--) {
 #pragma HLS UNROLL
-            window[j] = window[j - 1];
+            win[j] = win[j - 1];
         }
-        window[0] = v;
+        win[0] = v;
         for (int p = 0; p < COXPM_MAX_PATTERNS; p++) {
 #pragma HLS UNROLL
             // an out-of-range length counts as no pattern (set_pattern refuses those)
             const int len = pattern_len[p] <= COXPM_MAX_PATTERN_BYTES ? pattern_len[p] : 0;
-            // a pattern ending at byte b: its byte q is window[len - 1 - q]
-            bool hit = static_cast<uint32_t>(p) < n_patterns && len >= 1 && b >= len - 1;
+            // a pattern ending at byte b: its byte q is win[len - 1 - q], and the page
+            // has had len bytes by then (this sub-page's b + 1 and the `before` carried)
+            bool hit = static_cast<uint32_t>(p) < n_patterns && len >= 1 &&
+                       before + static_cast<uint32_t>(b) + 1 >= static_cast<uint32_t>(len);
             for (int q = 0; q < COXPM_MAX_PATTERN_BYTES; q++) {
 #pragma HLS UNROLL
-                if (q < len && patterns[p][q] != window[len - 1 - q]) {
+                if (q < len && patterns[p][q] != win[len - 1 - q]) {
                     hit = false;
                 }
             }
@@ -161,6 +169,13 @@ match_bytes:
             }
         }
     }
+    for (int j = 0; j < COXPM_MAX_PATTERN_BYTES; j++) {
+#pragma HLS UNROLL
+        window[j] = win[j];
+    }
+    seen = before + COXPM_PAYLOAD_BYTES < COXPM_MAX_PATTERN_BYTES ? before + COXPM_PAYLOAD_BYTES
+                                                                   : COXPM_MAX_PATTERN_BYTES;
+    passes = pass;
     match = ok ? found : 0;
     outcome = !ok ? COXPM_DECODING_FAILURE : (found ? COXPM_MATCHED : COXPM_NOT_MATCHED);
 }

@@ -30,10 +30,18 @@ constexpr uint32_t COXPM_DECODING_FAILURE = 2;
 // (p < n_patterns, 1..32 bytes, `pattern_len[p]`, bytes in `patterns[p]`) sets
 // bit p of `match` when it occurs in that data; `outcome` is DECODING_FAILURE
 // (match = 0) when the syndrome is not zero after the passes, else MATCHED when
-// any bit of `match` is set, else NOT_MATCHED.
+// any bit of `match` is set, else NOT_MATCHED. `passes` gets the passes run (0..max_passes).
+//
+// The matcher reads a page as one stream (the paper's PM takes the decoder's bytes one
+// per cycle), so a pattern may straddle two sub-pages: `window` and `seen` carry its
+// state from one sub-page to the next. window[j] is the data byte j places back,
+// `seen` the page's bytes matched so far (saturating at 32); give seen = 0 for a
+// page's first sub-page. A pattern ending in this sub-page but starting in an earlier
+// one sets its bit here.
 void coxpm(hls::stream<uint8_t> &rd, hls::stream<uint8_t> &key,
            const uint8_t patterns[COXPM_MAX_PATTERNS][COXPM_MAX_PATTERN_BYTES],
            const uint8_t pattern_len[COXPM_MAX_PATTERNS], uint32_t n_patterns,
-           uint32_t max_passes, hls::stream<uint8_t> &data, uint32_t &outcome, uint32_t &match);
+           uint32_t max_passes, uint8_t window[COXPM_MAX_PATTERN_BYTES], uint32_t &seen,
+           hls::stream<uint8_t> &data, uint32_t &outcome, uint32_t &match, uint32_t &passes);
 
 #endif

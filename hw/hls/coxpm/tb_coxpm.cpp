@@ -3,8 +3,8 @@
 // Input: a line "n_patterns max_passes", n_patterns lines with a pattern in
 // hex, then one line per frame: the codeword as read (1152 bytes: payload then
 // parity) in hex, a space, the sub-page's 1024 randomisation bytes in hex.
-// Output, one line per frame: "outcome match data" (match in decimal, data =
-// the 1024 bytes the kernel streams out, in hex).
+// Output, one line per frame: "outcome match passes data" (match in decimal, data =
+// the 1024 bytes the kernel streams out, in hex). Each frame is a page of its own.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -63,14 +63,17 @@ int main() {
         hls::stream<uint8_t> rd, key, data;
         for (uint8_t v : word) rd.write(v);
         for (uint8_t v : keys) key.write(v);
-        uint32_t outcome = 99, match = 99;
-        coxpm(rd, key, patterns, pattern_len, n_patterns, max_passes, data, outcome, match);
+        uint32_t outcome = 99, match = 99, passes = 99;
+        uint8_t window[COXPM_MAX_PATTERN_BYTES] = {};
+        uint32_t seen = 0;  // every frame starts a page
+        coxpm(rd, key, patterns, pattern_len, n_patterns, max_passes, window, seen, data,
+              outcome, match, passes);
         if (!rd.empty() || !key.empty() || data.size() != COXPM_PAYLOAD_BYTES) {
             std::fprintf(stderr, "tb_coxpm: kernel left %zu / %zu input bytes, wrote %zu\n",
                          rd.size(), key.size(), data.size());
             return 1;
         }
-        std::printf("%u %u ", outcome, match);
+        std::printf("%u %u %u ", outcome, match, passes);
         while (!data.empty()) std::printf("%02x", data.read());
         std::printf("\n");
     }
