@@ -177,6 +177,10 @@ ROWS: tuple[tuple[str, str, str], ...] = (
     ("ECC bits / codeword", "> 0 for MLC / TLC; BCH parity fits the spare", "ecc"),
     ("plane address bits (113)", "planes = 2^n", "plane_address_bits"),
     ("SDR timing modes (129)", "bit 0 set, bits 6-15 clear", "sdr_timing_modes"),
+    ("NV-DDR2 modes (142, 162)", "features bit 10 set exactly when listed", "nv_ddr2"),
+    ("NV-DDR3 modes (160-161)", "features bit 13 set exactly when listed (ONFI 4.0)",
+     "nv_ddr3_timing_modes"),
+    ("NV-DDR2/3 features, warm-up (158, 159)", "0 on an SDR-only part", "ddr_features"),
     ("tR / tPROG / tBERS max (137, 133, 135)", "non-zero (us)", "latency"),
     ("READ ID 00h byte 2", "bits 3:2 = cell type", "id_byte2"),
 )
@@ -193,13 +197,18 @@ def _cell(id00: bytes, pages: bytes, key: str) -> str:
         return f"{f['endurance_value']} x 10^{f['endurance_multiplier']}"
     if key == "latency":
         return f"{f['t_r_us']} / {f['t_prog_us']} / {f['t_bers_us']}"
+    if key == "nv_ddr2":
+        return f"{f['nv_ddr2_timing_modes'] | f['nv_ddr2_timing_modes_high'] << 8:04X}h"
+    if key == "ddr_features":
+        return f"{f['nv_ddr23_features']:02X}h, {f['nv_ddr23_warmup']:02X}h"
     if key == "id_byte2":
         return f"{id00[2]:02X}h"
     if key in ("jedec_id", "ecc_bits"):
         return f"{f[key]:02X}h"
     if key == "address_cycles":
         return f"{f[key]:02X}h"
-    if key in ("revision", "features", "optional_commands", "sdr_timing_modes"):
+    if key in ("revision", "features", "optional_commands", "sdr_timing_modes",
+               "nv_ddr3_timing_modes"):
         return f"{f[key]:04X}h"
     return str(f[key])
 

@@ -209,6 +209,24 @@ RULES: tuple[Rule, ...] = (
         "bits 6-15 reserved (SDR modes are 0-5)",
         lambda f, p: not f["sdr_timing_modes"] >> 6,
     ),
+    Rule(
+        "features",
+        "bit 10 (NV-DDR2) set exactly when bytes 142 / 162 list NV-DDR2 modes",
+        lambda f, p: bool(f["features"] & pp.PP_FEATURE_NV_DDR2)
+        == bool(f["nv_ddr2_timing_modes"] or f["nv_ddr2_timing_modes_high"]),
+    ),
+    Rule(
+        "features",
+        "bit 13 (NV-DDR3, ONFI 4.0) set exactly when bytes 160-161 list NV-DDR3 modes",
+        lambda f, p: bool(f["features"] & pp.PP_FEATURE_NV_DDR3)
+        == bool(f["nv_ddr3_timing_modes"]) and (not f["nv_ddr3_timing_modes"] or _has(f, "4.0")),
+    ),
+    Rule(
+        "nv_ddr23_features",
+        "NV-DDR2 / NV-DDR3 features and warm-up bytes (158-159) are 0 on a part without them",
+        lambda f, p: bool(f["features"] & (pp.PP_FEATURE_NV_DDR2 | pp.PP_FEATURE_NV_DDR3))
+        or not (f["nv_ddr23_features"] or f["nv_ddr23_warmup"]),
+    ),
     Rule("t_prog_us", "non-zero", lambda f, p: f["t_prog_us"] > 0),
     Rule("t_bers_us", "non-zero", lambda f, p: f["t_bers_us"] > 0),
     Rule("t_r_us", "non-zero", lambda f, p: f["t_r_us"] > 0),

@@ -47,6 +47,12 @@ PP_FEATURE_NV_DDR = 1 << 5
 PP_FEATURE_MULTIPLANE_READ = 1 << 6
 PP_FEATURE_EXT_PARAM_PAGE = 1 << 7
 PP_FEATURE_NV_DDR2 = 1 << 10
+PP_FEATURE_NV_DDR3 = 1 << 13
+
+# Byte 158, NV-DDR2 / NV-DDR3 features.
+PP_DDR_SELF_TERMINATION_ODT = 1 << 0  # bits 1-2: matrix termination, 30 ohm (not modelled)
+PP_DDR_DIFFERENTIAL_RE = 1 << 3
+PP_DDR_DIFFERENTIAL_DQS = 1 << 4
 
 # Bytes 8-9, optional commands supported.
 PP_OPT_CACHE_PROGRAM = 1 << 0
@@ -116,6 +122,10 @@ FIELDS: tuple[Field, ...] = (
     Field("driver_strength", 151, 1, "int", "driver strength support"),
     Field("t_r_multiplane_us", 152, 2, "int", "tR maximum multi-plane page read time (us)"),
     Field("t_adl_ns", 154, 2, "int", "tADL minimum program page register clear time (ns)"),
+    Field("nv_ddr23_features", 158, 1, "int", "NV-DDR2 / NV-DDR3 features (ODT, differential)"),
+    Field("nv_ddr23_warmup", 159, 1, "int", "warm-up cycle codes: 7:4 data input, 3:0 output"),
+    Field("nv_ddr3_timing_modes", 160, 2, "int", "NV-DDR3 timing modes supported"),
+    Field("nv_ddr2_timing_modes_high", 162, 1, "int", "NV-DDR2 timing modes 8..15 supported"),
     # vendor block
     Field("vendor_revision", 164, 2, "int", "vendor specific revision"),
     Field("vendor", 166, 88, "bytes", "vendor specific"),

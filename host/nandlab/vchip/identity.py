@@ -23,9 +23,14 @@ from nandlab.onfi_spec.opcodes import (
     UNIQUE_ID_COPIES,
 )
 from nandlab.onfi_spec.parampage import (
+    PP_DDR_DIFFERENTIAL_DQS,
+    PP_DDR_DIFFERENTIAL_RE,
+    PP_DDR_SELF_TERMINATION_ODT,
     PP_FEATURE_EXT_PARAM_PAGE,
     PP_FEATURE_MULTIPLANE_PROGRAM_ERASE,
     PP_FEATURE_MULTIPLANE_READ,
+    PP_FEATURE_NV_DDR2,
+    PP_FEATURE_NV_DDR3,
     PP_FEATURE_ODD_EVEN_COPYBACK,
     PP_OPT_CACHE_PROGRAM,
     PP_OPT_CACHE_READ,
@@ -102,6 +107,17 @@ def parameter_page_values(profile: Profile, copies: int = PARAMETER_PAGE_COPIES)
         | PP_OPT_UNIQUE_ID
         | PP_OPT_CHANGE_READ_COLUMN_ENHANCED
     )
+    iface = p.interfaces
+    if iface.nv_ddr2_modes:
+        features |= PP_FEATURE_NV_DDR2
+    if iface.nv_ddr3_modes:
+        features |= PP_FEATURE_NV_DDR3
+    ddr_features = (
+        (PP_DDR_SELF_TERMINATION_ODT if iface.odt else 0)
+        | (PP_DDR_DIFFERENTIAL_RE if iface.differential_re else 0)
+        | (PP_DDR_DIFFERENTIAL_DQS if iface.differential_dqs else 0)
+    )
+    nv_ddr2_modes = sum(1 << m for m in iface.nv_ddr2_modes)
     ecc_bits, ext_length = p.identity.ecc_bits, 0
     if p.identity.ecc_codeword_bytes != parampage.ECC_CODEWORD_BYTES:
         features |= PP_FEATURE_EXT_PARAM_PAGE
@@ -139,6 +155,11 @@ def parameter_page_values(profile: Profile, copies: int = PARAMETER_PAGE_COPIES)
         "t_ccs_ns": tm.t_ccs_ns,
         "t_r_multiplane_us": min(0xFFFF, math.ceil(t_r)),
         "t_adl_ns": max(sdr(m).tADL for m in tm.sdr_modes),
+        "nv_ddr2_timing_modes": nv_ddr2_modes & 0xFF,
+        "nv_ddr2_timing_modes_high": nv_ddr2_modes >> 8,
+        "nv_ddr3_timing_modes": sum(1 << m for m in iface.nv_ddr3_modes),
+        "nv_ddr23_features": ddr_features if iface.ddr else 0,
+        "nv_ddr23_warmup": iface.warmup_code * 0x11 if iface.ddr else 0,
         "vendor_revision": VENDOR_REVISION,
     }
 
