@@ -55,6 +55,9 @@ class Context:
     """The bench can fast-forward wear (a virtual die)."""
     campaign_dir: Path | None = None
     files: dict[str, bytes] = field(default_factory=dict)
+    calibrations: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    """What steps measured to tune themselves, kept for the rest of the run (MCFlash's
+    state model per block group); a resumed run measures again."""
 
     def block(self, unit: Unit) -> BlockState:
         assert unit.ce is not None and unit.block is not None
