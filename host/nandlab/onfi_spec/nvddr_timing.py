@@ -17,7 +17,10 @@ Sources (facts only; see docs/interfaces.md):
   tWH 11, tWPRE / tRPRE 15, tWPST 6.5, tWPSTH 25, tRPSTH 15, tDQSRE max 25,
   tDQSD 6..18, tCSD 10 ns; tRPST = tDQSRE + tRC / 2) as tabulated per mode in
   that same test program, which follows the ONFI 4.x NV-DDR2 / NV-DDR3 AC
-  tables.
+  tables. The command-cycle and turnaround figures (tWC 25, tWB 100, tWHR
+  80, tRHW 100, tADL 400, tCCS 400 ns) as a second public test table for a
+  1600 MT/s ONFI part lists them; the part's own tCCS (parameter page)
+  overrides tCCS, as for SDR.
 - tDQSQ (DQS-DQ skew, die output, max) modes 0-7 from the ONFI 3.x / 4.x
   NV-DDR2 table (2.5, 2.0, 1.4, 1.0, 0.8, 0.6, 0.5, 0.4 ns); modes 8-10 as
   ONFI 4.0 NV-DDR3 (0.3, 0.25, 0.2 ns). Modes 11-15 we could not read in a
@@ -107,6 +110,12 @@ class DdrTiming:
     tCH: int = 5000
     tWP: int = 11000
     tWH: int = 11000
+    tWC: int = 25000
+    tWB: int = 100000
+    tWHR: int = 80000
+    tRHW: int = 100000
+    tADL: int = 400000
+    tCCS: int = 400000
     tCSD: int = 10000
     tDQSD_min: int = 6000
     tDQSD_max: int = 18000
