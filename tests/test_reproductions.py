@@ -462,6 +462,11 @@ def test_mcflash_from_a_reduced_run(run: Callable[..., Result], tmp_path: Path) 
         "random-msb"
     }
     assert {r["pattern"] for r in rows if r["operation"] == "mcflash:AND"} == {"random"}
+    # the planner's Vth sweeps are rows too: one per block group (P/E, layout) and age, by
+    # the first mcflash step at that age; the Fig. 7 and Sec. 4.3 steps reuse them
+    sweeps = {(r["step"], r["block"], r["retention_age_h"]) for r in rows if r["operation"] == "vth"}
+    assert len(sweeps) == 8 * 4
+    assert {s for s, _, _ in sweeps} == {f"s{i:02d}.mcflash" for i in (2, 6, 8, 10)}
     and_15k = _rate(rows, operation="mcflash:AND", pec=1500, **plain)
     assert f"| Table 2 1.5K P/E | AND | 9.0e-07..2.5e-06 | {and_15k:.2e} (" in text
     assert _rate(rows, operation="mcflash:AND", pec=1, **plain) == 0.0

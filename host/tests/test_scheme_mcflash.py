@@ -195,19 +195,27 @@ def test_soft_bit_energy_is_dominated_by_the_precharge() -> None:
         assert abs(energy["XNOR"] / energy["AND"] - 1.51) < 0.05
 
 
-def test_table1_zero_offsets_stay_at_the_default_references(chip: Chip) -> None:
-    """Table 1: OR leaves VREF2 at 0, XNOR senses V- at the defaults (centre = default +
-    delta), NOT moves VREF0 across L1 and L2 into the L2|L3 gap (within the DAC range)."""
+def test_table1_edges_land_between_the_measured_states(chip: Chip) -> None:
+    """Table 1 on a worn block: OR's VREF0 in L1|L2 and VREF2 in L2|L3, XNOR's bands
+    around L1|L2 (V+) and L2|L3, NOT's VREF0 across L1 and L2 into L2|L3 (within the DAC
+    range), each between the states a Vth sweep measured."""
     m = McFlash(chip, model=measured_model(chip, 90, 1500), variant="table1")
     ro = chip.profile.read_offsets
-    assert m.realize_op("OR").codes[1] == 0
+    mean = m.model.means_mV
+
+    def volts(ref: int, code: int) -> float:
+        return ro.references[ref].default_mV + code * ro.step_mV
+
+    r = m.realize_op("OR")
+    assert mean[1] < volts(0, r.codes[0]) < mean[2] < volts(2, r.codes[1]) < mean[3]
     x = m.realize_op("XNOR")
-    assert x.codes == (x.delta_code, x.delta_code)
-    r, page, const = m.realize_not()
+    d = x.delta_code
+    assert mean[0] < volts(0, x.codes[0] - d) < mean[1] < volts(0, x.codes[0] + d) < mean[2]
+    assert mean[2] < volts(2, x.codes[1] - d) < mean[3] < volts(2, x.codes[1] + d)
+    n, page, const = m.realize_not()
     assert (page, const) == (1, 0)
-    vref0 = ro.references[0].default_mV + r.codes[0] * ro.step_mV
-    assert m.model.means_mV[2] < vref0 < m.model.means_mV[3]
-    assert r.codes[0] < ro.code_max  # placed, not stopped by the DAC
+    assert mean[2] < volts(0, n.codes[0]) < mean[3]
+    assert n.codes[0] < ro.code_max  # placed, not stopped by the DAC
 
 
 def test_wear_saturates_and_a_fresh_block_is_unworn(chip: Chip) -> None:

@@ -18,16 +18,13 @@ read), with and without inverse read, keeps those whose output matches the
 wanted truth table on the states the layout can hold, and picks the offsets
 (within the profile's DAC range) that minimise the bit errors expected from
 a model of the state distributions (`nandlab.schemes.mcflash_model.StateModel`:
-measured by a Vth sweep, or, without one, nominal states from the datasheet's
-default references). The
-paper's Table 1 rows are available as fixed gap assignments (`TABLE1`);
-`variant="table1"` runs them as published: Table 1 moves a reference across whole
-states (+-dV(Ln)), so from its default valley it lands on the next valley, where
-the part's calibration put another default reference; an edge moved into a gap
-that holds a default reference is placed there, and the model places only the
-edges below L0 and above the top state. Offsets are clamped to the DAC range, with a
-warning when the range falls short (NAND / NOR / XOR without inverse read
-need a reference below the erased state L0).
+measured by a Vth sweep of the chip in hand, or, without one, nominal states from the
+datasheet's default references). The paper's Table 1 rows are available as fixed gap
+assignments (`TABLE1`); `variant="table1"` runs them as published, each edge at the
+position in its gap that the model puts the fewest errors at: on a worn, baked part the
+states have moved, and a measured model follows them where the default references stay.
+Offsets are clamped to the DAC range, with a warning when the range falls short (NAND /
+NOR / XOR without inverse read need a reference below the erased state L0).
 
 NOT of one operand needs the other page of its WL to hold a constant
 (paper: operand in the MSB page, LSB page all 0); `realize_not` searches the
@@ -205,7 +202,6 @@ class McFlash(Scheme):
     ) -> list[Realization]:
         n = self.profile.geometry.states
         want = {s: int(outputs[s]) ^ int(inverse) for s in occ}
-        pin = row is not None
         out: list[Realization] = []
         for pt, refs in enumerate(self.profile.page_refs):
             if row is not None and row.page_type != pt:
@@ -218,7 +214,7 @@ class McFlash(Scheme):
                 )
                 for gaps in gap_sets:
                     if all(1 ^ (sum(g <= s for g in gaps) & 1) == want[s] for s in occ):
-                        out.append(self._plain(edges, pt, refs, tuple(gaps), inverse, pin))
+                        out.append(self._plain(edges, pt, refs, tuple(gaps), inverse))
             if self.has_sbr and (row is None or row.kind == "sbr"):
                 bands = [(lo, hi) for lo in range(n + 1) for hi in range(lo, n + 1)]
                 band_sets = (
@@ -226,7 +222,7 @@ class McFlash(Scheme):
                 )
                 for bs in band_sets:
                     if all(int(all(not lo <= s < hi for lo, hi in bs)) == want[s] for s in occ):
-                        out.append(self._sbr(edges, pt, refs, tuple(bs), inverse, pin))
+                        out.append(self._sbr(edges, pt, refs, tuple(bs), inverse))
         return out
 
     def _reach(self, ref: int) -> np.ndarray:
@@ -246,19 +242,6 @@ class McFlash(Scheme):
         ro = self.profile.read_offsets
         return round(ro.references[ref].default_mV / ro.step_mV)
 
-    def _valley(self, gap: int) -> int | None:
-        """Position (DAC steps) of the default reference in `gap`, if the gap holds one: the
-        valley between two states that the part's calibration put it in."""
-        if 1 <= gap <= len(self.profile.read_offsets.references):
-            return self._default_steps(gap - 1)
-        return None
-
-    def _pinned(self, positions: list[tuple[np.ndarray, int]]) -> np.ndarray:
-        """Mask of the candidates whose edges come nearest their valleys: `positions` lists
-        (edge positions of every candidate, the valley that edge is pinned to)."""
-        dist = sum(np.abs(pos - valley) for pos, valley in positions)
-        return np.asarray(dist == np.min(dist))
-
     def _plain(
         self,
         edges: EdgeCosts,
@@ -266,14 +249,10 @@ class McFlash(Scheme):
         refs: Sequence[int],
         gaps: tuple[int, ...],
         inverse: bool,
-        pin: bool = False,
     ) -> Realization:
         codes, cost = [], 0.0
         for r, g in zip(refs, gaps, strict=True):
             reach = self._reach(r)
-            valley = self._valley(g) if pin else None
-            if valley is not None:
-                reach = reach[self._pinned([(reach, valley)])]
             c = edges.at(g, self._floored(reach))
             i = int(np.argmin(c))
             codes.append(int(reach[i]) - self._default_steps(r))
@@ -287,7 +266,6 @@ class McFlash(Scheme):
         refs: Sequence[int],
         bands: tuple[tuple[int, int], ...],
         inverse: bool,
-        pin: bool = False,
     ) -> Realization:
         ro = self.profile.read_offsets
         deltas = np.arange(1, ro.code_max + 1)
@@ -299,13 +277,6 @@ class McFlash(Scheme):
             lo_edge = reach[:, None] - deltas[None, :]
             hi_edge = reach[:, None] + deltas[None, :]
             cost = edges.at(lo, self._floored(lo_edge)) + edges.at(hi, self._floored(hi_edge))
-            pinned = [
-                (edge, v)
-                for edge, g in ((lo_edge, lo), (hi_edge, hi))
-                if pin and (v := self._valley(g)) is not None
-            ]
-            if pinned:
-                cost = np.where(self._pinned(pinned), cost, np.inf)
             idx = np.argmin(cost, axis=0)
             total += cost[idx, np.arange(deltas.size)]
             best_c.append(reach[idx] - self._default_steps(r))

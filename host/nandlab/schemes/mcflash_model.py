@@ -4,11 +4,15 @@ A controller for real silicon knows the states from a measurement or from the da
 never from the die's physics:
 
 - measured (`StateModel.from_vth`): a Vth sweep of a WL holding known data
-  (`nandlab.characterize.vth`) gives per-state histograms; each state is fitted as a
-  normal distribution on its normal probability plot (probit of the empirical CDF against
-  Vth, least squares), which also works for a state the sweep sees only in part: most of
-  the erased state lies below the lowest voltage the chip can sense, and its measured upper
-  tail with the count below the sweep still fixes mean and spread.
+  (`nandlab.characterize.vth`: every offset code of every reference, read through SET
+  FEATURES) counts, for each state, the cells below each position a reference can take.
+  Those counts are the bit errors an edge placed there makes, so the planner uses them as
+  they are wherever they rest on enough cells (`FIT_TAIL_CELLS`). Further out, where one
+  WL holds too few cells to count a tail, the tail is extended with the shape of a normal
+  distribution fitted to the state on its normal probability plot (probit of the empirical
+  CDF against Vth, least squares), anchored to the last counted point. The fit also works
+  for a state the sweep sees only in part: most of the erased state lies below the lowest
+  voltage the chip can sense.
 - datasheet (`StateModel.from_references`): the part's default read references sit in the
   valleys between states and read a fresh block without error. Programmed states are
   centred between references (the top one half a gap above the last), with the spread that
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Protocol
 
@@ -39,8 +43,9 @@ DATASHEET_MARGIN_SIGMAS = 6.5
 """Distance (in state spreads) of a default read reference from the states beside it: the
 defaults read a fresh block without error (a tail of 4e-11 each side)."""
 FIT_TAIL_CELLS = 20
-"""The probit fit uses the bin edges with at least this many cells on either side (the
-extreme tails are a few cells, too noisy to place)."""
+"""A measured count is used as it is where at least this many cells lie on the tail's side
+(the probit fit likewise uses only such points): fewer are too noisy to place an edge by,
+and the fitted shape carries the tail on from there."""
 
 
 class MeasuredState(Protocol):
@@ -60,16 +65,61 @@ def _phi_tail(z: np.ndarray) -> np.ndarray:
     )
 
 
+def _phi_below(z: np.ndarray) -> np.ndarray:
+    """P(N(0,1) < z), elementwise."""
+    return _phi_tail(-np.asarray(z, dtype=np.float64))
+
+
+@dataclass(frozen=True)
+class CountedTail:
+    """One state's measured cumulative counts: `below[i]` of its `cells` lie under
+    `edges_mV[i]` (ascending; the first edge is where the sweep starts)."""
+
+    edges_mV: np.ndarray
+    below: np.ndarray
+    cells: int
+
+    @classmethod
+    def of(cls, state: MeasuredState) -> CountedTail:
+        centers = np.asarray(state.centers_mV, dtype=np.float64)
+        # cells the sweep placed (inside it, below or above it); a cell that read noise put
+        # next to another reference is in none and would bend the tail
+        cells = state.below_range + int(np.sum(state.counts)) + state.above_range
+        if cells <= 0 or centers.size < 2:
+            raise UsageError("a state model needs a Vth histogram of at least two bins per state")
+        mids = (centers[:-1] + centers[1:]) / 2
+        edges = np.concatenate(
+            ([1.5 * centers[0] - 0.5 * centers[1]], mids, [1.5 * centers[-1] - 0.5 * centers[-2]])
+        )
+        below = state.below_range + np.concatenate(([0], np.cumsum(state.counts)))
+        return cls(edges, below.astype(np.float64), cells)
+
+    def fraction_below(self, pos_mV: np.ndarray, mean: float, sigma: float) -> np.ndarray:
+        """P(Vth < pos): the counted fraction where both sides hold >= FIT_TAIL_CELLS cells;
+        beyond, the tail of N(mean, sigma) scaled to meet the last counted point."""
+        pos = np.asarray(pos_mV, dtype=np.float64)
+        i = np.clip(np.searchsorted(self.edges_mV, pos + 1e-6, side="right") - 1, 0, None)
+        p = self.below[i] / self.cells
+        lower = np.flatnonzero(self.below >= FIT_TAIL_CELLS)
+        upper = np.flatnonzero(self.cells - self.below >= FIT_TAIL_CELLS)
+        if lower.size == 0 or upper.size == 0:
+            return _phi_below((pos - mean) / sigma)
+        lo, hi = lower[0], upper[-1]
+        x_lo, x_hi = self.edges_mV[lo], self.edges_mV[hi]
+        z = (pos - mean) / sigma
+        at_lo = float(_phi_below(np.array([(x_lo - mean) / sigma]))[0])
+        at_hi = float(_phi_tail(np.array([(x_hi - mean) / sigma]))[0])
+        # a fitted tail too thin to represent in floating point at its anchor adds nothing
+        low = _phi_below(z) * (self.below[lo] / self.cells / at_lo) if at_lo else 0.0
+        high = _phi_tail(z) * ((self.cells - self.below[hi]) / self.cells / at_hi) if at_hi else 0.0
+        p = np.where(pos < x_lo, low, p)
+        return np.where(pos > x_hi, 1.0 - high, p)
+
+
 def _probit_fit(state: MeasuredState) -> tuple[float, float]:
     """(mean, sigma) mV of a normal fitted to a state's histogram on a probit scale."""
-    centers = np.asarray(state.centers_mV, dtype=np.float64)
-    # cells the sweep placed (inside it, below or above it); a cell that read noise put
-    # next to another reference is in none and would bend the tail
-    cells = state.below_range + int(np.sum(state.counts)) + state.above_range
-    if cells <= 0 or centers.size < 2:
-        raise UsageError("a state model needs a Vth histogram of at least two bins per state")
-    upper = np.append((centers[:-1] + centers[1:]) / 2, 1.5 * centers[-1] - 0.5 * centers[-2])
-    below = state.below_range + np.cumsum(state.counts)
+    tail = CountedTail.of(state)
+    cells, upper, below = tail.cells, tail.edges_mV[1:], tail.below[1:]
     cdf = below / cells
     keep = (below >= FIT_TAIL_CELLS) & (cells - below >= FIT_TAIL_CELLS)
     if np.count_nonzero(keep) < 2:
@@ -86,12 +136,22 @@ class StateModel:
     means_mV: tuple[float, ...]
     sigmas_mV: tuple[float, ...]
     source: str = "given"
+    counted: tuple[CountedTail, ...] | None = field(default=None, compare=False)
+    """Per state, the sweep's counts (a measured model); None: the normal fits alone."""
 
     @classmethod
     def from_vth(cls, states: Sequence[MeasuredState], source: str = "measured Vth") -> StateModel:
         """The states of a measured Vth sweep (one histogram per state, L0 first)."""
         fits = [_probit_fit(s) for s in states]
-        return cls(tuple(m for m, _ in fits), tuple(s for _, s in fits), source)
+        counted = tuple(CountedTail.of(s) for s in states)
+        return cls(tuple(m for m, _ in fits), tuple(s for _, s in fits), source, counted)
+
+    def fraction_below(self, state: int, pos_mV: np.ndarray) -> np.ndarray:
+        """P(Vth < pos) of `state`'s cells at each position (mV)."""
+        mean, sigma = self.means_mV[state], self.sigmas_mV[state]
+        if self.counted is None:
+            return _phi_below((np.asarray(pos_mV, dtype=np.float64) - mean) / sigma)
+        return self.counted[state].fraction_below(pos_mV, mean, sigma)
 
     @classmethod
     def from_references(cls, profile: Profile) -> StateModel:
@@ -121,9 +181,7 @@ class EdgeCosts:
         pos = np.arange(lo, hi + 1, dtype=np.float64) * self.step
         n_states = len(model.means_mV)
         weight = 1.0 / len(occupied)
-        below = [  # P(v < pos) per state
-            _phi_tail(-(pos - model.means_mV[s]) / model.sigmas_mV[s]) for s in range(n_states)
-        ]
+        below = [model.fraction_below(s, pos) for s in range(n_states)]  # P(v < pos)
         self.gap_cost: list[np.ndarray] = []
         for g in range(n_states + 1):
             cost = np.zeros_like(pos)

@@ -6,9 +6,16 @@ Unlike `compute`, nothing is copied: each operation is a single (offset-shifted)
 the stored WL, so its errors are those of the block's own wear and retention. NOT reads
 its operand where the paper stores it, in the MSB page over an LSB page of 0s (pattern
 `random-msb`); the two-operand operations need both pages random. A step runs the
-operations the block's layout allows. The planner works from the states a Vth sweep of the
-block's first WL measures (on a random-msb block WL 0, which holds random data in both
-pages), as a lab plans on a worn part.
+operations the block's layout allows.
+
+The planner knows the chip only by measuring it: before the first operation on a block
+group (blocks of one chip with the same P/E count, retention age and data pattern), a Vth
+sweep of a calibration WL (every offset code of every reference, through SET FEATURES)
+gives the states it plans every edge against (`StateModel.from_vth`). The sweep's rows go
+into the dataset (operation `vth`) and its model serves the group's other blocks and later
+steps until the group's history changes (a bake, more cycles); a resumed run sweeps again.
+The calibration WL is the block's first held WL (on a random-msb block WL 0, which holds
+random data in both pages).
 """
 
 from __future__ import annotations
@@ -82,11 +89,19 @@ class Mcflash(StepKind[McflashStep]):
         ops = [op for op in p.ops if (op == NOT) == not_layout]
         if not ops:
             return Outcome([])
-        calibration = 0 if not_layout else wls[0]
-        vth = measure_vth(
-            chip, profile, held.block, calibration, wl_data(profile, spec, held.block, calibration)
-        )
-        model = StateModel.from_vth(vth.states, f"Vth of b{held.block}/wl{calibration}")
+        base = base_row(unit, ctx, at.chip_id)
+        rows: list[dict[str, Any]] = []
+        state = held.state
+        group = (self.name, unit.ce, state.pec, state.retention_age_h, spec.pattern)
+        model = ctx.calibrations.get(group)
+        if not isinstance(model, StateModel):
+            wl0 = 0 if not_layout else held.state.wls[0]
+            vth = measure_vth(
+                chip, profile, held.block, wl0, wl_data(profile, spec, held.block, wl0)
+            )
+            model = StateModel.from_vth(vth.states, f"Vth of b{held.block}/wl{wl0}")
+            ctx.calibrations[group] = model
+            rows += vth.rows(base)
         m = McFlash(chip, model=model, variant="table1", allow_test_mode=p.allow_test_mode)
         real: dict[str, Realization] = {}
         for op in ops:
@@ -99,8 +114,6 @@ class Mcflash(StepKind[McflashStep]):
                 real[op] = m.realize_op(op, inverse=None if p.allow_test_mode else False)
         step_mV = profile.read_offsets.step_mV
         nbits = profile.geometry.page_bytes * 8
-        base = base_row(unit, ctx, at.chip_id)
-        rows: list[dict[str, Any]] = []
         for wl in wls:  # WL by WL, every op on it in turn: each sees the same read disturb
             pages = {
                 name: unpack_cells(
