@@ -29,15 +29,44 @@ def _tree(path: Path) -> ast.AST:
     return ast.parse(path.read_text(), filename=str(path))
 
 
-@pytest.mark.parametrize("package", CONTROLLER)
+def _reads_physics(node: ast.AST) -> bool:
+    """`x.physics`, `x["physics"]`, `getattr(x, "physics")`, `x.get("physics")`."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "physics"
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        return isinstance(key, ast.Constant) and key.value == "physics"
+    if isinstance(node, ast.Call) and node.args:
+        func = node.func
+        named = (isinstance(func, ast.Name) and func.id in ("getattr", "hasattr")) or (
+            isinstance(func, ast.Attribute) and func.attr in ("get", "pop", "setdefault")
+        )
+        at = 1 if isinstance(func, ast.Name) else 0
+        arg = node.args[at] if len(node.args) > at else None
+        return named and isinstance(arg, ast.Constant) and arg.value == "physics"
+    return False
+
+
+@pytest.mark.parametrize("package", [*CONTROLLER, "characterization"])
 def test_controller_never_reads_physics(package: str) -> None:
+    """Nothing on the controller side, nor the reproductions' analyses, reads a profile's
+    physics, by attribute, key or getattr (file and line named)."""
+    root = REPO / "characterization" if package == "characterization" else HOST / package
     reads = [
         f"{path.relative_to(REPO)}:{node.lineno}"
-        for path in _modules(HOST / package)
+        for path in _modules(root)
         for node in ast.walk(_tree(path))
-        if isinstance(node, ast.Attribute) and node.attr == "physics"
+        if _reads_physics(node)
     ]
     assert not reads, f"the controller side reads a profile's physics: {reads}"
+
+
+def test_the_physics_check_sees_every_form() -> None:
+    forms = ['p.physics', 'p["physics"]', 'getattr(p, "physics")', 'd.get("physics")']
+    assert all(
+        any(_reads_physics(n) for n in ast.walk(ast.parse(f))) for f in forms
+    )
+    assert not any(_reads_physics(n) for n in ast.walk(ast.parse('p.geometry; d.get("x")')))
 
 
 def test_no_sys_path_edits() -> None:
