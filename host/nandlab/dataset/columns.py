@@ -75,6 +75,8 @@ DICTIONARY: tuple[Column, ...] = (
     _c("retention_label", pa.string(), "", "retention condition as the campaign names it"),
     _c("bake_temp_C", pa.float64(), "°C", "temperature of the bake that aged the block"),
     _c("bake_h", pa.float64(), "h", "duration of that bake"),
+    _c("activation_energy_eV", pa.float64(), "eV", "Arrhenius activation energy the bake was"
+       " planned with"),
     _c("temp_C", pa.float64(), "°C", "chip temperature when measured"),
     _c("setpoint_C", pa.float64(), "°C", "thermal chamber setpoint"),
     _c("operation", pa.string(), "", "what was measured: rber, vth, read, program, erase,"
