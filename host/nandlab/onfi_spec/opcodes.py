@@ -43,6 +43,7 @@ class Status(IntFlag):
 
 class Feature(IntEnum):
     TIMING_MODE = 0x01
+    NV_DDR_CONFIG = 0x02  # NV-DDR2 / NV-DDR3 configuration: ODT, differential, warm-up
 
 
 READ_ID_ONFI_ADDRESS = 0x20

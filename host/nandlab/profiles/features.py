@@ -14,10 +14,12 @@ from enum import Enum
 from nandlab.profiles.model import Profile
 
 TIMING_MODE_ADDRESS = 0x01  # ONFI feature 01h: bits 3:0 timing mode, bits 5:4 interface
+DDR_CONFIG_ADDRESS = 0x02  # ONFI feature 02h: NV-DDR2 / NV-DDR3 configuration
 
 
 class FeatureRole(Enum):
     TIMING_MODE = "timing mode"
+    DDR_CONFIG = "NV-DDR2/3 configuration"
     READ_OFFSET = "read offset"
     SOFT_BIT_DELTA = "soft-bit read delta"
     TEST_MODE = "test mode"
@@ -26,6 +28,8 @@ class FeatureRole(Enum):
 def declared_features(profile: Profile) -> dict[int, FeatureRole]:
     """Feature address -> role, for every address the profile's part implements."""
     out = {TIMING_MODE_ADDRESS: FeatureRole.TIMING_MODE}
+    if profile.interfaces.ddr:
+        out[DDR_CONFIG_ADDRESS] = FeatureRole.DDR_CONFIG
     offsets = profile.read_offsets
     for ref in [*offsets.references, offsets.slc_reference]:
         out[ref.feature] = FeatureRole.READ_OFFSET

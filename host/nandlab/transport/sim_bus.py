@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from nandlab.errors import OpProgramError
+from nandlab.onfi_spec.nvddr_timing import DDR_MODES, DdrInterface
 from nandlab.ops import (
     MAX_SDR_MODE,
     Addr,
@@ -52,6 +53,13 @@ from nandlab.ops.layout import CODE_SHIFT, WORD, unpack
 from nandlab.vchip.die import VirtualDie
 
 U32_MAX = 0xFFFFFFFF
+# The interfaces a virtual die speaks (the DDR ones at the modes the spec tables hold);
+# the bench follows a SET FEATURES 01h switch with TIMING in the same interface.
+_INTERFACE_MODES: dict[int, tuple[str, int]] = {
+    Interface.SDR: ("sdr", MAX_SDR_MODE + 1),
+    Interface.NV_DDR2: ("nv-ddr2", len(DDR_MODES[DdrInterface.NV_DDR2])),
+    Interface.NV_DDR3: ("nv-ddr3", len(DDR_MODES[DdrInterface.NV_DDR3])),
+}
 GPIO_WP_N = 0x01
 
 
@@ -219,12 +227,14 @@ class _Run:
 
     def _timing(self, index: int, ins: Timing) -> None:
         bench = self.bench
-        if ins.interface != Interface.SDR or ins.mode > MAX_SDR_MODE:
+        name, modes = _INTERFACE_MODES.get(ins.interface, ("", 0))
+        if ins.mode >= modes:
             raise _Stop(ErrorCode.BAD_ARG)
         bench.expected_timing_mode = ins.mode
         die = self.die
-        if die is not None and die.timing_mode != ins.mode:
-            bench.timing_mismatches.append(TimingMismatch(index, ins.mode, die.timing_mode))
+        if die is not None and die.data_interface != (name, ins.mode):
+            mode = die.data_interface[1]
+            bench.timing_mismatches.append(TimingMismatch(index, ins.mode, mode))
 
     def _gpio(self, index: int, ins: Gpio) -> None:
         if ins.mask & GPIO_WP_N:

@@ -9,7 +9,9 @@ Writes a real part ignores are ignored here too, and GET FEATURES then
 returns what the register held before: an address the part does not
 implement (reads back zeros), a test-mode register (ESP, sensing time, MWS
 override) outside the test mode, and a timing mode (01h) the part does not
-list or an NV-DDR interface it lacks. Datasheets specify no error for these:
+list or a data interface it lacks (its profile's `interfaces`), and an
+NV-DDR2 / NV-DDR3 configuration (02h) asking for ODT, complementary RE / DQS
+or warm-up cycles it does not offer. Datasheets specify no error for these:
 SET FEATURES always ends with R/B# high after tFEAT and an unchanged status,
 so a controller learns of it only by reading back (Linux does for 01h). The
 host therefore checks the write before sending it (`onfi.target`).
@@ -19,11 +21,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from nandlab.onfi_spec.ddr_features import DdrConfig, decode_timing_mode
+from nandlab.onfi_spec.nvddr_timing import ddr
 from nandlab.onfi_spec.opcodes import Feature
 from nandlab.profiles.features import declared_features, testmode_features
 from nandlab.profiles.model import Profile, ReadReference
 
 FEATURE_BYTES = 4
+DDR_COMMAND_SDR_MODE = 4
+"""NV-DDR2 / NV-DDR3 latch commands and addresses with WE_n at tWC 25 ns, SDR mode 4's cycle:
+the die's clock runs those cycles (and the benches' SDR syncs) in that mode."""
 
 
 def signed_code(raw: int) -> int:
@@ -34,7 +41,12 @@ def signed_code(raw: int) -> int:
 class FeatureRegisters:
     def __init__(self, profile: Profile) -> None:
         self._ro = profile.read_offsets
-        self._sdr_modes = profile.timing.sdr_modes
+        self._modes = {
+            "sdr": list(profile.timing.sdr_modes),
+            "nv-ddr2": profile.interfaces.nv_ddr2_modes,
+            "nv-ddr3": profile.interfaces.nv_ddr3_modes,
+        }
+        self._interfaces = profile.interfaces
         self._implemented = frozenset(declared_features(profile))
         self._test_registers = testmode_features(profile)
         self._params: dict[int, bytes] = {}
@@ -49,12 +61,45 @@ class FeatureRegisters:
             return False
         if fa in self._test_registers and not test_mode:
             return False
-        if fa == Feature.TIMING_MODE and (
-            params[0] & 0xF0 or (params[0] & 0x0F) not in self._sdr_modes
-        ):
-            return False  # NV-DDR or an unsupported mode: ignored, as silicon does
+        if fa == Feature.TIMING_MODE and not self._timing_ok(params):
+            return False  # an interface or mode the part lacks: ignored, as silicon does
+        if fa == Feature.NV_DDR_CONFIG and not self._ddr_config_ok(params):
+            return False
         self._params[fa] = params
         return True
+
+    def _timing_ok(self, params: bytes) -> bool:
+        decoded = decode_timing_mode(params[0])
+        if decoded is None or any(params[1:4]):
+            return False
+        interface, mode = decoded
+        return mode in self._modes.get(interface, [])
+
+    def _ddr_config_ok(self, params: bytes) -> bool:
+        c, offer = DdrConfig.decode(params), self._interfaces
+        return c is not None and not (
+            (c.odt and not offer.odt)
+            or (c.re_c and not offer.differential_re)
+            or (c.dqs_c and not offer.differential_dqs)
+            or max(c.warmup_out, c.warmup_in) > offer.warmup_code
+        )
+
+    def data_interface(self) -> tuple[str, int]:
+        """(interface, mode) feature 01h selects: ("sdr", 0) after power-on and RESET."""
+        decoded = decode_timing_mode(self.get(Feature.TIMING_MODE)[0])
+        assert decoded is not None  # set() stores only decodable values
+        return decoded
+
+    def ddr_byte_ps(self) -> int | None:
+        """Time of one data byte in the selected DDR mode (half its tRC); None in SDR."""
+        interface, mode = self.data_interface()
+        return None if interface == "sdr" else ddr(interface, mode).tRC // 2
+
+    def ddr_config(self) -> DdrConfig:
+        """The NV-DDR2 / NV-DDR3 configuration feature 02h holds."""
+        decoded = DdrConfig.decode(self.get(Feature.NV_DDR_CONFIG))
+        assert decoded is not None
+        return decoded
 
     def clear(self) -> None:
         self._params = {}
