@@ -1,9 +1,18 @@
 """`bake`: retention by a bake, given as hours at an oven temperature or as the equivalent of
-an age at use temperature (Arrhenius)."""
+an age at use temperature (Arrhenius).
+
+The bake time of a retention target follows the test method's activation energy: the
+step's `activation_energy_eV`, else the part's datasheet value (profile `environment`,
+JEDEC's 1.1 eV unless the part states another). Never the virtual die's own mechanisms:
+a bake is planned as a lab plans it, and the die then ages by its own physics.
+"""
 
 from __future__ import annotations
 
-from pydantic import Field, model_validator
+import re
+from typing import Any
+
+from pydantic import Field, field_validator, model_validator
 
 from nandlab.campaign.fields import Strict
 from nandlab.campaign.steps.base import At, Context, Outcome, StepKind
@@ -16,14 +25,53 @@ from nandlab.characterize.retention import (
 )
 from nandlab.errors import UsageError
 
+EA_RANGE_EV = (0.1, 2.0)
+"""Activation energies a bake may be planned with (eV): data-retention mechanisms of NAND
+parts lie well inside (JEDEC's data-retention default 1.1 eV)."""
+_EA_TEXT = re.compile(r"^\s*(?P<value>\d+(?:\.\d*)?|\.\d+)\s*(?P<unit>eV|meV)\s*$")
+
+
+def activation_energy(value: Any) -> float:
+    """An activation energy in eV from a number (eV) or a text with its unit ("1.1 eV",
+    "700 meV"); ValueError naming the form and the allowed range otherwise."""
+    if isinstance(value, bool):
+        raise ValueError("activation_energy_eV is a number in eV, e.g. 1.1 or '1.1 eV'")
+    if isinstance(value, str):
+        match = _EA_TEXT.match(value)
+        if match is None:
+            raise ValueError(
+                f"activation_energy_eV {value!r}: give a number in eV (1.1) or a value with "
+                "its unit ('1.1 eV', '700 meV')"
+            )
+        value = float(match["value"]) / (1000.0 if match["unit"] == "meV" else 1.0)
+    if not isinstance(value, (int, float)):
+        raise ValueError("activation_energy_eV is a number in eV, e.g. 1.1 or '1.1 eV'")
+    lo, hi = EA_RANGE_EV
+    if not lo <= float(value) <= hi:
+        raise ValueError(
+            f"activation energy {float(value):g} eV is outside {lo:g}..{hi:g} eV (JEDEC data "
+            "retention: 1.1 eV; use the value the test method or the part's datasheet states)"
+        )
+    return float(value)
+
 
 class BakeStep(Strict):
-    """Retention: bake for `hours` at `temp_C`, or for the equivalent of `retention` (AGE@TEMP)."""
+    """Retention: bake for `hours` at `temp_C`, or for the equivalent of `retention` (AGE@TEMP).
+
+    `activation_energy_eV`: the test method's Arrhenius activation energy (eV, 0.1..2), a
+    number or a text with its unit ("1.1 eV", "700 meV"); default: the part's datasheet
+    value (profile environment), JEDEC's 1.1 eV unless it states another.
+    """
 
     retention: str | None = None
     temp_C: float | None = Field(default=None, ge=-40, le=300)
     hours: float | None = Field(default=None, ge=0, le=1e6)
-    activation_energy_eV: float | None = Field(default=None, gt=0, le=3)
+    activation_energy_eV: float | None = None
+
+    @field_validator("activation_energy_eV", mode="before")
+    @classmethod
+    def _ea(cls, value: Any) -> float | None:
+        return None if value is None else activation_energy(value)
 
     @model_validator(mode="after")
     def _one_form(self) -> BakeStep:
@@ -39,9 +87,16 @@ class BakeStep(Strict):
         return self
 
 
+def planning_ea(ctx: Context, p: BakeStep) -> float:
+    """The activation energy (eV) the bake is planned with: the step's, else the datasheet's."""
+    if p.activation_energy_eV is not None:
+        return p.activation_energy_eV
+    return ctx.profile.environment.activation_energy_eV
+
+
 def bake_plan(ctx: Context, p: BakeStep) -> tuple[float, float, float, str]:
     """(oven temperature °C, oven hours, equivalent age h at use temperature, label)."""
-    ea = p.activation_energy_eV or ctx.profile.environment.activation_energy_eV
+    ea = planning_ea(ctx, p)
     if p.retention is not None:
         retention = parse_retention(p.retention)
         temp = p.temp_C if p.temp_C is not None else ctx.profile.environment.bake_temp_C
@@ -69,7 +124,8 @@ class Bake(StepKind[BakeStep]):
             b.bake_temp_C, b.bake_h = temp, b.bake_h + hours
 
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
-        temp, hours, age, label = bake_plan(ctx, self.params(unit))
+        p = self.params(unit)
+        temp, hours, age, label = bake_plan(ctx, p)
         readings = oven(at.bench, temp, hours, ctx.temp_C, at.progress)
         row = self.bench_row(
             unit,
@@ -78,6 +134,7 @@ class Bake(StepKind[BakeStep]):
             bake_h=hours,
             retention_age_h=age,
             retention_label=label,
+            activation_energy_eV=planning_ea(ctx, p),
             temp_C=mean(readings, temp),
             setpoint_C=temp,
         )
