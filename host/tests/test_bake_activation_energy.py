@@ -58,7 +58,11 @@ def test_the_die_physics_never_sets_the_bake_time() -> None:
     """Doubling the virtual die's own activation energies leaves the planned bake alone."""
     ctx = _ctx()
     physics = ctx.profile.physics
-    hot = physics.model_copy(update={"activation_energy_eV": 2 * physics.activation_energy_eV})
+    doubled = {
+        k: 2 * v for k, v in physics.model_dump().items() if "activation" in k and v is not None
+    }
+    assert doubled, "the die's physics names its activation energies"
+    hot = physics.model_copy(update=doubled)
     other = Context(profile=ctx.profile.model_copy(update={"physics": hot}), blocks={}, temp_C=30)
     step = BakeStep(retention="1y@30C")
     assert bake_plan(other, step) == bake_plan(ctx, step)
