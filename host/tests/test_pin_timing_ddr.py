@@ -1,0 +1,142 @@
+"""The DDR pin checker on a careful client (no violation) and a careless one whose
+violations are counted exactly, rule by rule, at NV-DDR3 mode 10 (800 MT/s)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from nandlab.onfi_spec.nvddr_timing import ddr
+from nandlab.vchip.pin_timing import OnfiTimingError
+from nandlab.vchip.pin_timing_ddr import DdrOutputModel, DdrTimingChecker, check_ddr_edges
+
+T = ddr("nv-ddr3", 10)
+HALF = T.tRC // 2
+
+
+@dataclass
+class Client:
+    """Drives NV-DDR3 pins; `slack` shortens chosen gaps (ps) to break one rule each."""
+
+    slack: dict[str, int] = field(default_factory=dict)
+    t: int = 0
+    edges: list[tuple[int, str, int]] = field(default_factory=list)
+    samples: list[int] = field(default_factory=list)
+    die_dqs: list[int] = field(default_factory=list)
+
+    def at(self, dt: int, pin: str, level: int) -> None:
+        self.t += dt
+        self.edges.append((self.t, pin, level))
+
+    def cycle(self, pin: str, byte: int) -> None:
+        """A command (pin 'cle') or address ('ale') cycle latched by WE_n."""
+        self.at(0, pin, 1)
+        self.at(0, "dq", byte)
+        self.at(1000, "we_n", 0)
+        self.at(T.tCALS, "we_n", 1)
+        self.at(T.tCALH, pin, 0)
+        self.at(T.tWH, "dq", 0)
+        self.t += T.tWC
+
+    def data_in(self, data: bytes) -> None:
+        self.at(0, "dq_oe", 1)
+        self.at(0, "dqs", 0)
+        self.t += T.tWPRE - self.slack.get("tWPRE", 0) - T.tDS - 20
+        for i, byte in enumerate(data):
+            late = self.slack.get("tDS", 0) if i == 1 else 0
+            self.at(late, "dq", byte)
+            self.at(T.tDS + 20 - late, "dqs", 1 - i % 2)
+            glitch = T.tDH - self.slack["tDH"] if i == 2 and "tDH" in self.slack else 0
+            if glitch:
+                self.at(glitch, "dq", byte ^ 0xFF)  # DQ moves inside the hold
+            self.t += HALF - T.tDS - 20 - glitch
+        self.at(0, "dqs", 0)
+        self.at(T.tWPST + 100, "dq_oe", 0)
+
+    def data_out(self, n: int, capture: dict[int, int]) -> None:
+        """RE_n burst of n bytes; the die answers each RE_n edge with a DQS edge 3 ns later;
+        `capture` moves chosen captures (byte -> delay after its DQS edge, ps)."""
+        self.at(T.tWHR, "re_n", 0)
+        self.t += T.tRPRE - self.slack.get("tRPRE", 0)
+        for i in range(n):
+            self.at(0, "re_n", i % 2)
+            dqs_t = self.t + 3000
+            self.die_dqs.append(dqs_t)
+            self.samples.append(dqs_t + capture.get(i, (T.tDQSQ + T.tQH) // 2))
+            self.t += HALF
+        self.at(0, "re_n", 1)
+        self.t += T.tRPST - self.slack.get("tRPST", 0)
+
+    def session(self, capture: dict[int, int] | None = None) -> None:
+        self.at(0, "ce_n", 0)
+        self.t += T.tCS
+        for pin, byte in (("cle", 0x80), *(("ale", 0) for _ in range(5))):
+            self.cycle(pin, byte)
+        self.t += T.tADL
+        self.data_in(b"\x12\x34\x56\x78")
+        self.cycle("cle", 0x10)
+        self.cycle("cle", 0x05)
+        self.cycle("ale", 0)
+        self.cycle("cle", 0xE0)
+        self.data_out(4, capture or {})
+        self.cycle("cle", 0x70)
+
+    def run(self) -> DdrTimingChecker:
+        chk = DdrTimingChecker("nv-ddr3", 10)
+        events = [(t, 0, pin, lvl) for t, pin, lvl in self.edges]
+        events += [(t, 1, "dqs", 1 - i % 2) for i, t in enumerate(self.die_dqs)]
+        events += [(t, 2, "", 0) for t in self.samples]
+        for t, kind, pin, lvl in sorted(events, key=lambda e: (e[0], e[1])):
+            if kind == 2:
+                chk.sample_dq(t)
+            else:
+                chk.edge(t, pin, lvl)
+        return chk
+
+
+def test_a_careful_client_breaks_nothing_and_keeps_margin() -> None:
+    client = Client()
+    client.session()
+    chk = client.run()
+    assert chk.violations == []
+    assert min(chk.margins.values()) >= 0
+    assert chk.margins["tDS"] == pytest.approx(0.02)
+
+
+def test_a_careless_client_is_caught_once_per_fault() -> None:
+    slack = {"tWPRE": 5000, "tDS": 100, "tDH": 100, "tRPRE": 10000, "tRPST": 20000}
+    client = Client(slack=slack)
+    client.session(capture={1: 100, 2: T.tQH + 300})
+    found = [v.param for v in client.run().violations]
+    assert sorted(found) == sorted(["tWPRE", "tDS", "tDH", "tRPRE", "tRPST", "tDQSQ", "tQH"])
+    text = str(client.run().violations[0])
+    assert text.startswith("nv-ddr3 mode 10: tWPRE violated") and "required 15 ns" in text
+
+
+def test_strict_mode_stops_at_the_first_fault_and_check_edges_collects() -> None:
+    client = Client(slack={"tWPRE": 5000})
+    client.session()
+    strict = DdrTimingChecker("nv-ddr3", 10, strict=True)
+    with pytest.raises(OnfiTimingError, match="tWPRE"):
+        for t, pin, lvl in client.edges:
+            strict.edge(t, pin, lvl)
+    assert [v.param for v in check_ddr_edges(client.edges, "nv-ddr3", 10)] == ["tWPRE"]
+    with pytest.raises(ValueError, match="unknown pin 'clk'"):
+        strict.edge(0, "clk", 1)
+
+
+def test_the_same_pins_are_legal_at_a_slower_mode() -> None:
+    client = Client()
+    client.session()
+    slow = DdrTimingChecker("nv-ddr2", 7)  # 400 MT/s wants longer DQS pulses
+    for t, pin, lvl in client.edges:
+        slow.edge(t, pin, lvl)
+    assert {v.param for v in slow.violations} >= {"tDQSH", "tDSC"}
+
+
+def test_output_model_window_and_injected_skew() -> None:
+    model = DdrOutputModel(T, lane_skew_ps=(0, 400))
+    assert model.capture_ok(0, T.tDQSQ) and model.capture_ok(0, T.tQH)
+    assert not model.capture_ok(0, T.tDQSQ - 1) and not model.capture_ok(0, T.tQH + 1)
+    assert not model.capture_ok(1, T.tDQSQ) and model.capture_ok(1, T.tQH + 400)
