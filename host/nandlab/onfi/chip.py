@@ -30,12 +30,45 @@ from collections.abc import Sequence
 from nandlab.errors import AddressError
 from nandlab.onfi.address import ChipGeometry
 from nandlab.onfi.array import ArrayTarget
+from nandlab.onfi.interface import BusModes, NegotiatedInterface, bench_modes, negotiate, sdr_rate
 from nandlab.onfi.results import OpResult, PageRead, busy_steps, data_records
 from nandlab.sequences import core
 
 
 class Chip(ArrayTarget):
     """One ONFI target: chip enable `ce` of `transport`, with all its operations."""
+
+    _negotiated: NegotiatedInterface | None = None
+
+    # -------------------------------------------------------------- interface
+
+    @property
+    def interface(self) -> NegotiatedInterface:
+        """The data interface the chip runs: what `negotiate_interface` chose, else the SDR
+        mode the chip layer set (mode 0 after RESET)."""
+        if self._negotiated is not None:
+            return self._negotiated
+        return NegotiatedInterface("sdr", self.timing_mode, sdr_rate(self.timing_mode))
+
+    def negotiate_interface(
+        self, board: BusModes | None = None, *, max_rate_mts: float | None = None
+    ) -> NegotiatedInterface:
+        """Switch to the fastest interface and mode the parameter page and the bench (and
+        `board`, when its modes are known) both offer; SDR with a reason when none is
+        taken (`onfi.interface.negotiate`)."""
+        self._negotiated = None
+        chosen = negotiate(self, bench_modes(self.transport.supports, board),
+                           max_rate_mts=max_rate_mts)
+        self._negotiated = chosen
+        return chosen
+
+    def reset(self) -> int:
+        self._negotiated = None
+        return super().reset()
+
+    def set_timing_mode(self, mode: int) -> None:
+        self._negotiated = None
+        super().set_timing_mode(mode)
 
     def _check_run(self, first: int, count: int, slc: bool, what: str) -> ChipGeometry:
         geo = self.geometry
