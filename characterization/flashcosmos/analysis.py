@@ -23,6 +23,7 @@ from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from nandlab.dataset.basis import basis_line, fitted, mark_tables
 from nandlab.dataset.plots import plot_rates
 
 Row = Mapping[str, Any]
@@ -481,6 +482,86 @@ def zero_section(rows: Sequence[Row]) -> list[str]:
     return lines
 
 
+MWS_TIME = ("physics.sensing.k_sel_us_V", "physics.sensing.k_pass_us_V")
+SHORTFALL = "physics.slc_verify_shortfall"
+
+
+def basis(heading: str, row: str) -> str | None:
+    """Which tlc-48l parameter was tuned to land a row (docs/model-cards/tlc-48l.md); None:
+    predicted."""
+    first = row.strip("| ").split(" |")[0]
+    if heading.startswith("Fig. 8") and first.startswith("MLC RBER, "):
+        return fitted("physics.mlc.verify_mV", "physics.wear_sigma_mV_at_10k")
+    if heading.startswith("Fig. 11") and first.startswith("median block"):
+        return fitted(f"{SHORTFALL}.scale_mV")
+    if heading.startswith("Fig. 11") and first.startswith("zero errors"):
+        return fitted(f"{SHORTFALL}.max_mV")
+    if heading.startswith(("Fig. 12", "Fig. 13")) and first == "1":
+        return fitted("physics.sensing.t_fixed_us")  # one WL of one block: tR itself
+    if heading.startswith("Fig. 12") and first == "48":
+        return fitted(*MWS_TIME)
+    if heading.startswith("Fig. 13") and first == "32":
+        return fitted("physics.sensing.t_wl_precharge_us_per_block")
+    if heading.startswith("Fig. 14") and first.startswith("2 blocks"):
+        return fitted("power.mws_block_mA")
+    if heading.startswith("Fig. 14") and first.startswith(("4 blocks, x", "energy")):
+        # the energy follows by arithmetic from the 4-block power and the Fig. 13 tMWS
+        return fitted("power.mws_pump_limit_mA")
+    return None
+
+
+def _times(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b else ("0 -> 0" if not a else "0 -> >0")
+
+
+def fig8_claims(cond: Mapping[Fig8Key, list[int]]) -> list[str]:
+    """CALIBRATION.md's qualitative Fig. 8 claims, each condition on its own row."""
+    r = {k: v[0] / v[1] for k, v in cond.items() if v[1]}
+    pecs, ages = sorted({k[2] for k in r}), sorted({k[3] for k in r})
+    pats = ("randomized", "checkered")
+    lines = [
+        "### Qualitative claims, condition by condition (shared/CALIBRATION.md)",
+        "",
+        "| claim | condition | measured | within tolerance |",
+        "|---|---|---|---|",
+    ]
+
+    def row(claim: str, where: str, a: float | None, b: float | None) -> None:
+        if a is not None and b is not None:
+            lines.append(f"| {claim} | {where} | {_times(a, b)} | {yes(a >= b)} |")
+
+    for pat in pats:
+        for pec in pecs:
+            for age in ages:
+                row(
+                    "Fig. 8: MLC RBER >= SLC (MLC / SLC)",
+                    f"{pat}, {pec // 1000}K, {age_label(age)}",
+                    r.get(("mlc", pat, pec, age)),
+                    r.get(("slc", pat, pec, age)),
+                )
+    for mode in ("mlc", "slc"):
+        for pat in pats:
+            for pec in pecs:
+                row(
+                    f"Fig. 8: {mode.upper()} RBER grows with retention "
+                    f"({age_label(ages[-1])} / {age_label(ages[0])})",
+                    f"{pat}, {pec // 1000}K",
+                    r.get((mode, pat, pec, ages[-1])),
+                    r.get((mode, pat, pec, ages[0])),
+                )
+    for mode in ("slc", "mlc"):
+        for pec in pecs:
+            for age in ages:
+                row(
+                    f"Fig. 8: disabling randomization raises {mode.upper()} RBER "
+                    "(checkered / randomized)",
+                    f"{pec // 1000}K, {age_label(age)}",
+                    r.get((mode, "checkered", pec, age)),
+                    r.get((mode, "randomized", pec, age)),
+                )
+    return lines
+
+
 def report(
     rows: Sequence[Row], meta: Mapping[str, Any], plots: Path
 ) -> tuple[str, list[Path]]:
@@ -509,7 +590,7 @@ def report(
     made = []
     if fig8:
         section, plot = fig8_section(fig8, plots)
-        lines += [*section, "", f"![Fig. 8](plots/{plot.name})", ""]
+        lines += [*section, "", f"![Fig. 8](plots/{plot.name})", "", *fig8_claims(fig8), ""]
         made.append(plot)
     if power:
         lines += [*power, ""]
@@ -542,4 +623,6 @@ def report(
         name = f"fig{fig_no}_tmws.png"
         made.append(plot_curve(kind, points, profile, plots / name))
         lines += ["", f"![Fig. {fig_no}](plots/{name})", ""]
+    lines = mark_tables(lines, basis)
+    lines[3:3] = ["", basis_line(lines)]
     return "\n".join(lines).rstrip() + "\n", made

@@ -19,6 +19,7 @@ from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from nandlab.dataset.basis import basis_line, fitted, mark_tables
 
 TRUTH_TABLE_OPS = ("AND", "OR", "XNOR", "NAND", "NOR", "XOR", "NOT", "NOT-MSB")
 LATENCY_US = 100.0
@@ -144,6 +145,16 @@ def plot_fig17(per_wl: Sequence[int], path: Path) -> Path:
     return path
 
 
+def basis(heading: str, row: str) -> str | None:
+    """Which mlc-planar parameter was tuned to land a row (docs/model-cards/mlc-planar.md);
+    None: predicted (Table 1 follows from the latch logic alone)."""
+    if "| Fig. 13a |" in row:
+        return fitted("timing.t_sense_us")
+    if "| Fig. 17 |" in row:
+        return fitted("physics.retention_kd", "physics.retention_km")
+    return None
+
+
 def report(
     rows: Sequence[Row], meta: Mapping[str, Any], plots: Path
 ) -> tuple[str, list[Path]]:
@@ -172,4 +183,6 @@ def report(
     if per_wl:
         made.append(plot_fig17(per_wl, plots / FIG17_PLOT))
         lines += ["", f"![Fig. 17](plots/{FIG17_PLOT})"]
+    lines = mark_tables(lines, basis)
+    lines[3:3] = ["", basis_line(lines)]
     return "\n".join(lines) + "\n", made

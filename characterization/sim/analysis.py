@@ -24,6 +24,7 @@ from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from nandlab.dataset.basis import basis_line, mark_tables
 
 Row = Mapping[str, Any]
 HOST_RATIO, CHIP_RATIO = 64.0, 21.0
@@ -225,6 +226,13 @@ def plot_pages(rows: Sequence[Row], path: Path) -> Path:
     return path
 
 
+def basis(heading: str, row: str) -> str | None:
+    """No slc-search parameter was tuned to any row (docs/model-cards/slc-search.md): the
+    search and gather results, the error handling and the bytes moved follow from the page
+    format and the scheme."""
+    return None
+
+
 def report(
     rows: Sequence[Row], meta: Mapping[str, Any], plots: Path
 ) -> tuple[str, list[Path]]:
@@ -249,4 +257,6 @@ def report(
     lines += ["", "## Per condition", "", *conditions(rows)]
     made = [plot_pages(rows, plots / PLOT)]
     lines += ["", f"![pages](plots/{PLOT})"]
+    lines = mark_tables(lines, basis)
+    lines[3:3] = ["", basis_line(lines)]
     return "\n".join(lines) + "\n", made
