@@ -373,6 +373,13 @@ void hal_seq_tx(uint32_t word, bool last)
     }
 }
 
+void hal_seq_tx_block(const uint32_t *w, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        hal_seq_tx(w[i], i + 1 == n);
+    }
+}
+
 uint32_t hal_seq_rx_occupancy(void)
 {
     if (rx_tail == rx_head) {

@@ -20,6 +20,9 @@ uint32_t hal_shared_words(void);
  * word, AXI-Stream tlast) and result stream port (records out). */
 uint32_t hal_seq_tx_vacancy(void);
 void hal_seq_tx(uint32_t word, bool last);
+/* A whole program of n words, the last with tlast; the caller checked that
+ * hal_seq_tx_vacancy() >= n. */
+void hal_seq_tx_block(const uint32_t *w, uint32_t n);
 uint32_t hal_seq_rx_occupancy(void);
 uint32_t hal_seq_rx(void);
 

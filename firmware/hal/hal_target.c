@@ -36,6 +36,15 @@ void hal_seq_tx(uint32_t word, bool last)
     *mmio(SEQ_BASE + (last ? SEQ_TX_LAST : SEQ_TX_DATA)) = word;
 }
 
+void hal_seq_tx_block(const uint32_t *w, uint32_t n)
+{
+    volatile uint32_t *tx = mmio(SEQ_BASE + SEQ_TX_DATA);
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        *tx = w[i];
+    }
+    *mmio(SEQ_BASE + SEQ_TX_LAST) = w[n - 1];
+}
+
 uint32_t hal_seq_rx_occupancy(void) { return *mmio(SEQ_BASE + SEQ_RX_OCCUPANCY); }
 
 uint32_t hal_seq_rx(void) { return *mmio(SEQ_BASE + SEQ_RX_DATA); }

@@ -14,6 +14,15 @@
 //
 // The testbench is the host: host_* is a one-cycle port into the CSR words
 // and shared RAM (write on a clock edge, read combinational).
+//
+// Profiling (bench/firmware_overhead.py): while prof_en is high, prof_clocks
+// counts clocks per instruction word address of the CPU; lead_clocks the
+// clocks before the sequencer's first program (the firmware's set-up of a
+// job); starved_clocks, after that, the clocks the sequencer had nothing to do
+// (no program word queued, PHY idle) or could not write a result, counted
+// when it runs again (so the idle tail after the job's last program is not):
+// the time the firmware costs the chip between operations. A falling prof_en
+// writes the per-address counts to the +profile=<file> plusarg.
 `default_nettype none
 
 `include "nandlab_ports.svh"
@@ -23,6 +32,7 @@ module nandlab_fw_soc #(
 ) (
     input  wire        clk,
     input  wire        rst,
+    input  wire        prof_en,
     input  wire        host_we,
     input  wire [31:0] host_addr,
     input  wire [31:0] host_wdata,
@@ -146,6 +156,40 @@ module nandlab_fw_soc #(
 
     assign host_rdata = host_addr[31:28] == 4'h3 ? shared[host_addr[13:2]] :
                         host_addr[31:12] == 20'h40000 ? csr[host_addr[6:2]] : 32'h0;
+
+    // ---- profiling
+    reg [31:0]  prof_clocks [0:16383];
+    reg [31:0]  starved_clocks, lead_clocks, gap_clocks;
+    reg         seq_started;
+    reg [13:0]  fetch_word;
+    reg         prof_en_q;
+    reg [1023:0] profile_file;
+    wire        seq_waits_input = u_core.u_seq.state_q == 5'd0 || u_core.u_seq.state_q == 5'd1;
+    initial begin
+        for (i = 0; i < 16384; i = i + 1) prof_clocks[i] = 32'd0;
+        starved_clocks = 32'd0;
+        lead_clocks = 32'd0;
+        gap_clocks = 32'd0;
+        seq_started = 1'b0;
+    end
+    always @(posedge clk) begin
+        prof_en_q <= prof_en;
+        if (mem_valid && mem_instr && in_bram) fetch_word <= mem_addr[15:2];
+        if (prof_en) begin
+            prof_clocks[fetch_word] <= prof_clocks[fetch_word] + 32'd1;
+            if (status_running) seq_started <= 1'b1;
+            if (!seq_started && !status_running) begin
+                lead_clocks <= lead_clocks + 32'd1;
+            end else if (status_running && gap_clocks != 0) begin
+                starved_clocks <= starved_clocks + gap_clocks;
+                gap_clocks <= 32'd0;
+            end else if ((seq_waits_input && tx_level == 0 && u_core.phy_idle) || !rsp_tready) begin
+                gap_clocks <= gap_clocks + 32'd1;
+            end
+        end
+        if (prof_en_q && !prof_en && $value$plusargs("profile=%s", profile_file))
+            $writememh(profile_file, prof_clocks);
+    end
 
     wire [4:0]  status_state;
     wire        status_running;

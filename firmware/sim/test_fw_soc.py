@@ -13,6 +13,7 @@ cycling gives on `sim://` with a die of the same profile and seed.
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,7 @@ async def boot(dut: Any) -> tuple[HostPort, Programs, VirtualDie]:
     die = VirtualDie(profile, SEED, 0)
     pins = OnfiPins(dut, [die], clk_ps=CLK_PS)
     dut.host_we.value, dut.host_addr.value, dut.host_wdata.value = 0, 0, 0
+    dut.prof_en.value = 0
     dut.rst.value = 1
     pins.start()
     await ClockCycles(dut.clk, 8)
@@ -225,13 +227,21 @@ async def test_on_board_loops_match_host_driven(dut: Any) -> None:
     async def now_ns() -> int:
         return int(get_sim_time("ns"))
 
+    @resume
+    async def profile(on: bool) -> None:
+        await FallingEdge(dut.clk)
+        dut.prof_en.value = int(on)
+        await RisingEdge(dut.clk)
+
     @bridge
     def host() -> tuple[list[dict[str, int]], list[dict[str, int]], bytes]:
         mb = Mailbox(port, port, port.wait)
         mb.run_program(progs.reset().encode())
         mb.session(Permit.ERASE | Permit.PROGRAM)
         t0, commands = now_ns(), port.commands
+        profile(True)
         pe_rows = mb.run_loop(pe)
+        profile(False)
         spans["pe_ns"], spans["commands"] = now_ns() - t0, port.commands - commands
         sweep_rows = mb.run_loop(sweep)
         page = decode_results(_words_to_bytes(mb.run_program(progs.read_page(BLOCK, 0).encode())))
@@ -261,6 +271,8 @@ async def test_on_board_loops_match_host_driven(dut: Any) -> None:
     busy = sum(r["erase_ns"] + r["program_ns"] for r in pe_rows)
     busy += cycles * PAGES * sum(ref.run(progs.read_compare(BLOCK, 0, pattern, seed, chunk)).busy_ns)
     cocotb.log.info("fw_pe_loop_ns: %d", spans["pe_ns"])
+    cocotb.log.info("fw_pe_starved_ns: %d", int(dut.starved_clocks.value) * CLK_PS // 1000)
+    cocotb.log.info("fw_pe_lead_ns: %d", int(dut.lead_clocks.value) * CLK_PS // 1000)
     cocotb.log.info("fw_pe_busy_ns: %d", busy)
     cocotb.log.info("fw_pe_cycles: %d", cycles)
     cocotb.log.info("fw_pe_host_commands: %d", spans["commands"])
@@ -268,7 +280,9 @@ async def test_on_board_loops_match_host_driven(dut: Any) -> None:
 
 
 def test_nandlab_fw_soc(tmp_path: Path) -> None:
-    """Cross-build the firmware, build the harness on Icarus, run the cocotb tests."""
+    """Cross-build the firmware, build the harness on Icarus, run the cocotb tests.
+    With NANDLAB_FW_PROFILE=<file> set, the P/E loop's clocks per instruction
+    address go to that file (bench/firmware_overhead.py)."""
     import pythondata_cpu_picorv32
     from nandlab.rtlsim.sim_env import RTL_DIR, rtl_sources, runner_for
 
@@ -288,7 +302,9 @@ def test_nandlab_fw_soc(tmp_path: Path) -> None:
     results = runner.test(
         hdl_toplevel=TOPLEVEL, hdl_toplevel_lang="verilog", test_module=MODULE,
         build_dir=build, test_dir=tmp_path / "run", timescale=("1ns", "1ps"),
-        plusargs=[f"+firmware={tmp_path / 'nandlab.hex'}"], log_file=tmp_path / "sim.log",
+        plusargs=[f"+firmware={tmp_path / 'nandlab.hex'}",
+                  *([f"+profile={prof}"] if (prof := os.environ.get("NANDLAB_FW_PROFILE")) else [])],
+        log_file=tmp_path / "sim.log",
     )
     total, failed = get_results(results)
     assert total == 2 and failed == 0, (tmp_path / "sim.log").read_text()[-4000:]

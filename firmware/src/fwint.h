@@ -52,6 +52,8 @@ struct ring {
 void ring_open(struct ring *r, uint32_t *base, uint32_t words);
 /* Appends one record; false when the host left too little room. */
 bool ring_put(struct ring *r, const uint32_t *w, uint32_t n);
+/* Words the host has left room for. */
+uint32_t ring_room(const struct ring *r);
 
 /* --- job.c: running programs with the watchdog --- */
 struct seq_result {
@@ -67,6 +69,34 @@ int job_run(const uint32_t *prog, uint32_t n, uint32_t permits, struct seq_resul
             uint32_t *detail);
 /* The scratch result stream of the last job_run. */
 const uint32_t *job_stream(void);
+/* Pulses CONTROL.SOFT_RESET: the sequencer and its FIFOs start empty. */
+void job_reset_sequencer(void);
+/* RESET (FFh) of a chip that kept R/B# low (the sequencer too if that fails). */
+void job_recover_chip(uint32_t target);
+
+/* --- pipe.c: a loop's ops queued ahead of their results --- */
+struct pipe_op {
+    const uint32_t *w; /* the op program, END included */
+    uint32_t n;
+    uint64_t budget_ns; /* watchdog budget (scan_program) */
+    uint32_t tag;       /* the loop's name for the op, handed back with its results */
+};
+/* What a source's next() answers: an op in *op, nothing yet (ask again once
+ * results came back), no more ops; any other value is an FW_ERR_* that ends
+ * the loop after the queued ops are answered. */
+enum { PIPE_OP = -1, PIPE_WAIT = -2, PIPE_END = -3 };
+struct pipe_src {
+    int (*next)(void *ctx, struct pipe_op *op);
+    /* One op's results, in queue order; FW_OK, or an error (detail in *detail)
+     * that stops the pipe. */
+    int (*done)(void *ctx, uint32_t tag, const struct seq_result *res, uint32_t *detail);
+    void *ctx;
+};
+/* Runs a source's ops on chip `target` until it has no more; FW_OK, the
+ * error next() gave, done()'s error (*failed_tag = its detail), or the error
+ * of an op (*failed_tag = its tag) after flushing the queue and recovering
+ * the chip: FW_ERR_CHIP_TIMEOUT, FW_ERR_SEQ_ERROR, FW_ERR_SEQ_STUCK. */
+int pipe_run(const struct pipe_src *src, uint32_t target, uint32_t *failed_tag);
 
 /* --- loops.c --- */
 int loop_run(const uint32_t *desc, uint32_t n, uint32_t permits, struct ring *ring,

@@ -32,9 +32,17 @@ static int seq_run(const uint32_t *prog, uint32_t n, uint32_t *rsp, uint32_t cap
     bool end_seen = false;
     *len = 0;
     while (!(end_seen && got == record_end)) {
-        while (sent < n && hal_seq_tx_vacancy() > 0) {
-            hal_seq_tx(prog[sent], sent == n - 1);
-            sent++;
+        if (sent < n) {
+            uint32_t room = hal_seq_tx_vacancy();
+            uint32_t k = n - sent < room ? n - sent : room;
+            if (k == n - sent) {
+                hal_seq_tx_block(prog + sent, k);
+            } else {
+                for (uint32_t i = 0; i < k; i++) {
+                    hal_seq_tx(prog[sent + i], false);
+                }
+            }
+            sent += k;
         }
         while (hal_seq_rx_occupancy() > 0 && !(end_seen && got == record_end)) {
             uint32_t w = hal_seq_rx();
@@ -58,7 +66,7 @@ static int seq_run(const uint32_t *prog, uint32_t n, uint32_t *rsp, uint32_t cap
     return SEQ_OK;
 }
 
-static void reset_sequencer(void)
+void job_reset_sequencer(void)
 {
     hal_reg_write(offsetof(nandlab_regs_t, CONTROL), NANDLAB_REGS__CONTROL__SOFT_RESET_bm);
 }
@@ -81,7 +89,7 @@ static uint32_t first_target(const uint32_t *prog, uint32_t n)
 
 /* A chip that kept R/B# low gets a RESET; if it stays busy even then the
  * sequencer is reset too, so the next job starts from a known state. */
-static void recover_chip(uint32_t target)
+void job_recover_chip(uint32_t target)
 {
     uint32_t buf[8];
     uint32_t rsp[16]; /* its own stream: the failed job's stays readable */
@@ -94,7 +102,7 @@ static void recover_chip(uint32_t target)
     prog_wait_rdy(&p, RESET_TIMEOUT_NS);
     prog_end(&p);
     if (seq_run(p.w, p.n, rsp, 16, &len, 2u * RESET_TIMEOUT_NS) != SEQ_OK) {
-        reset_sequencer();
+        job_reset_sequencer();
     }
 }
 
@@ -145,18 +153,18 @@ int job_run(const uint32_t *prog, uint32_t n, uint32_t permits, struct seq_resul
     /* Up to END only: its word carries tlast. */
     int st = seq_run(prog, used, stream, STREAM_WORDS, &len, watchdog_ns);
     if (st == SEQ_STUCK) {
-        reset_sequencer();
+        job_reset_sequencer();
         *detail = 0;
         return FW_ERR_SEQ_STUCK;
     }
     if (st == SEQ_OVERFLOW) {
-        reset_sequencer();
+        job_reset_sequencer();
         *detail = NANDLAB_ERR_OVERFLOW;
         return FW_ERR_SEQ_ERROR;
     }
     err = parse(len, res, detail);
     if (err == FW_ERR_CHIP_TIMEOUT) {
-        recover_chip(first_target(prog, n));
+        job_recover_chip(first_target(prog, n));
     }
     return err;
 }

@@ -9,26 +9,50 @@
 /* ONFI status byte, bit 0: the last erase / program failed. */
 #define STATUS_FAIL 0x01u
 
+/* An op program built and scanned once per loop; each op patches its row
+ * address (or feature parameter) into a copy. */
+struct tmpl {
+    uint32_t w[PROG_WORDS];
+    uint32_t n;
+    uint32_t patch_at; /* first word of the row address bytes / feature parameters */
+    uint64_t budget_ns;
+};
+
+enum op_kind { K_ERASE, K_PROGRAM, K_VERIFY, K_OFFSET };
+/* Tag of an op in the pipe: kind, last op of its step, step. */
+#define TAG(kind, last, step) ((uint32_t)(kind) | (last) << 2 | (step) << 3)
+#define TAG_KIND(t) ((t) & 3u)
+#define TAG_LAST(t) (((t) >> 2) & 1u)
+#define TAG_STEP(t) ((t) >> 3)
+
 struct loop {
     const uint32_t *d;
     uint32_t permits;
-    uint32_t buf[PROG_WORDS];
-    struct prog p;
+    bool pe;
+    struct ring *ring;
+    uint32_t rec_words;
+    struct tmpl erase, program, verify, offset;
+    /* queuing cursor: step, op within the step (-1: not started) */
+    uint32_t q_step;
+    int32_t q_op;
+    /* results: steps reported and the sums of the step being answered */
+    uint32_t steps_done;
+    uint32_t sum_erase_ns, sum_busy_ns, fails, e01, e10;
 };
 
-static struct prog *begin(struct loop *l)
+static struct prog *begin(struct loop *l, struct prog *p, struct tmpl *t)
 {
-    prog_init(&l->p, l->buf, PROG_WORDS);
-    prog_ce(&l->p, l->d[FW_D_TARGET]);
-    return &l->p;
+    prog_init(p, t->w, PROG_WORDS);
+    prog_ce(p, l->d[FW_D_TARGET]);
+    return p;
 }
 
 /* The shapes of nandlab.sequences.core: tWB then WAIT_RDY after a confirm;
  * READ STATUS with tWHR before the byte. */
-static void busy(struct loop *l)
+static void busy(const struct loop *l, struct prog *p)
 {
-    prog_delay(&l->p, T_WB_NS);
-    prog_wait_rdy(&l->p, l->d[FW_D_TIMEOUT_NS]);
+    prog_delay(p, T_WB_NS);
+    prog_wait_rdy(p, l->d[FW_D_TIMEOUT_NS]);
 }
 
 static void status(struct prog *p)
@@ -38,120 +62,214 @@ static void status(struct prog *p)
     prog_dout(p, 1);
 }
 
-static int run(struct loop *l, struct seq_result *res, uint32_t *detail)
+/* Closes and scans a template: permits, shape and watchdog budget once. */
+static int finish(const struct loop *l, struct prog *p, struct tmpl *t, uint32_t *detail)
 {
-    prog_end(&l->p);
-    return job_run(l->p.w, l->p.n, l->permits, res, detail);
+    uint32_t used;
+    prog_end(p);
+    t->n = p->n;
+    return scan_program(t->w, t->n, l->permits, detail, &used, &t->budget_ns);
 }
 
-static int erase(struct loop *l, struct seq_result *res, uint32_t *detail)
+static int build_erase(struct loop *l, uint32_t *detail)
 {
-    struct prog *p = begin(l);
-    prog_cmd(p, 0x60);
-    prog_row_addr(p, l->d[FW_D_ROW], false);
-    prog_cmd(p, 0xD0);
-    busy(l);
-    status(p);
-    return run(l, res, detail);
+    struct prog p;
+    begin(l, &p, &l->erase);
+    prog_cmd(&p, 0x60);
+    l->erase.patch_at = p.n + 1;
+    prog_row_addr(&p, l->d[FW_D_ROW], false);
+    prog_cmd(&p, 0xD0);
+    busy(l, &p);
+    status(&p);
+    return finish(l, &p, &l->erase, detail);
 }
 
-static int program_page(struct loop *l, uint32_t page, struct seq_result *res, uint32_t *detail)
+static int build_program(struct loop *l, uint32_t *detail)
 {
-    struct prog *p = begin(l);
-    prog_cmd(p, 0x80);
-    prog_row_addr(p, l->d[FW_D_ROW] + page, true);
-    prog_delay(p, T_ADL_NS);
-    prog_din_pat(p, l->d[FW_D_PAGE_BYTES], l->d[FW_D_PATTERN], l->d[FW_D_SEED]);
-    prog_cmd(p, 0x10);
-    busy(l);
-    status(p);
-    return run(l, res, detail);
+    struct prog p;
+    begin(l, &p, &l->program);
+    prog_cmd(&p, 0x80);
+    l->program.patch_at = p.n + 1;
+    prog_row_addr(&p, l->d[FW_D_ROW], true);
+    prog_delay(&p, T_ADL_NS);
+    prog_din_pat(&p, l->d[FW_D_PAGE_BYTES], l->d[FW_D_PATTERN], l->d[FW_D_SEED]);
+    prog_cmd(&p, 0x10);
+    busy(l, &p);
+    status(&p);
+    return finish(l, &p, &l->program, detail);
 }
 
-static int verify_page(struct loop *l, uint32_t page, struct seq_result *res, uint32_t *detail)
+static int build_verify(struct loop *l, uint32_t *detail)
 {
-    struct prog *p = begin(l);
-    prog_cmd(p, 0x00);
-    prog_row_addr(p, l->d[FW_D_ROW] + page, true);
-    prog_cmd(p, 0x30);
-    busy(l);
-    prog_delay(p, T_WHR_NS);
-    prog_dout_cmp(p, l->d[FW_D_PAGE_BYTES], l->d[FW_D_PATTERN], l->d[FW_D_SEED],
+    struct prog p;
+    begin(l, &p, &l->verify);
+    prog_cmd(&p, 0x00);
+    l->verify.patch_at = p.n + 1;
+    prog_row_addr(&p, l->d[FW_D_ROW], true);
+    prog_cmd(&p, 0x30);
+    busy(l, &p);
+    prog_delay(&p, T_WHR_NS);
+    prog_dout_cmp(&p, l->d[FW_D_PAGE_BYTES], l->d[FW_D_PATTERN], l->d[FW_D_SEED],
                   l->d[FW_D_CHUNK]);
-    return run(l, res, detail);
+    return finish(l, &p, &l->verify, detail);
 }
 
-static int set_offset(struct loop *l, uint8_t offset, uint32_t *detail)
+static int build_offset(struct loop *l, uint32_t *detail)
 {
-    struct seq_result res;
     uint8_t feature = (uint8_t)l->d[FW_D_FEATURE];
-    uint8_t params[4] = {offset, 0, 0, 0};
-    struct prog *p = begin(l);
-    prog_cmd(p, 0xEF);
-    prog_addr(p, &feature, 1);
-    prog_delay(p, T_ADL_NS);
-    prog_din(p, params, 4);
-    busy(l);
-    return run(l, &res, detail);
+    uint8_t params[4] = {0, 0, 0, 0};
+    struct prog p;
+    begin(l, &p, &l->offset);
+    prog_cmd(&p, 0xEF);
+    prog_addr(&p, &feature, 1);
+    prog_delay(&p, T_ADL_NS);
+    l->offset.patch_at = p.n + 1;
+    prog_din(&p, params, 4);
+    busy(l, &p);
+    return finish(l, &p, &l->offset, detail);
 }
 
-/* One P/E cycle: erase, program every page, read every page back into the
- * comparator. Status FAIL bits are counted, not fatal: wear-out is data. */
-static int pe_cycle(struct loop *l, uint32_t cycle, uint32_t *rec, uint32_t *detail)
+/* Patches `row` into template `t` in place (5 address bytes: column 0, then
+ * the row; 3: the row alone). The pipe sends an op's words before it asks for
+ * the next op, so no copy is needed. */
+static const uint32_t *at_row(struct tmpl *t, uint32_t row, bool column)
 {
-    struct seq_result res;
-    uint32_t fails = 0, prog_ns = 0, e01 = 0, e10 = 0;
-    int err = erase(l, &res, detail);
-    if (err != FW_OK) {
-        return err;
+    if (column) {
+        t->w[t->patch_at] = (row & 0xFFFFu) << 16;
+        t->w[t->patch_at + 1] = row >> 16;
+    } else {
+        t->w[t->patch_at] = row;
     }
-    uint32_t erase_ns = res.busy_ns;
-    fails += res.status & STATUS_FAIL;
-    for (uint32_t pg = 0; pg < l->d[FW_D_PAGES]; pg++) {
-        if ((err = program_page(l, pg, &res, detail)) != FW_OK) {
-            return err;
+    return t->w;
+}
+
+static const uint32_t *at_offset(struct loop *l, uint8_t offset)
+{
+    l->offset.w[l->offset.patch_at] = offset;
+    return l->offset.w;
+}
+
+static int8_t sweep_offset(const struct loop *l, uint32_t step)
+{
+    return (int8_t)(uint8_t)(l->d[FW_D_FIRST] + step * l->d[FW_D_STEP]);
+}
+
+/* Ops of one step: P/E: erase, program each page, verify each page; sweep:
+ * set the offset, verify each page. */
+static uint32_t ops_per_step(const struct loop *l)
+{
+    return (l->pe ? 2u : 1u) * l->d[FW_D_PAGES] + 1u;
+}
+
+static int next_op(void *ctx, struct pipe_op *op)
+{
+    struct loop *l = ctx;
+    uint32_t pages = l->d[FW_D_PAGES];
+    if (l->q_op < 0) {
+        if (l->q_step == l->d[FW_D_COUNT]) {
+            return PIPE_END;
         }
-        prog_ns += res.busy_ns;
-        fails += res.status & STATUS_FAIL;
-    }
-    for (uint32_t pg = 0; pg < l->d[FW_D_PAGES]; pg++) {
-        if ((err = verify_page(l, pg, &res, detail)) != FW_OK) {
-            return err;
+        if (server_abort_requested()) {
+            return FW_ERR_ABORTED;
         }
-        e01 += res.err_0to1;
-        e10 += res.err_1to0;
+        /* Room in the ring for every step queued, this one included: else
+         * wait for the steps in flight, and stop if none is. */
+        uint32_t in_flight = l->q_step - l->steps_done;
+        if (ring_room(l->ring) < (in_flight + 1) * l->rec_words) {
+            return in_flight ? PIPE_WAIT : FW_ERR_RESULT_FULL;
+        }
+        l->q_op = 0;
     }
-    uint32_t r[FW_REC_PE_WORDS] = {FW_REC_PE << 24 | (FW_REC_PE_WORDS - 1), cycle, erase_ns,
-                                   prog_ns, fails, e01, e10};
-    for (uint32_t i = 0; i < FW_REC_PE_WORDS; i++) {
-        rec[i] = r[i];
+    uint32_t k = (uint32_t)l->q_op, step = l->q_step;
+    struct tmpl *t;
+    uint32_t kind;
+    if (k == 0) {
+        kind = l->pe ? K_ERASE : K_OFFSET;
+        t = l->pe ? &l->erase : &l->offset;
+        op->w = l->pe ? at_row(t, l->d[FW_D_ROW], false)
+                      : at_offset(l, (uint8_t)sweep_offset(l, step));
+    } else if (l->pe && k <= pages) {
+        kind = K_PROGRAM;
+        t = &l->program;
+        op->w = at_row(t, l->d[FW_D_ROW] + k - 1, true);
+    } else {
+        uint32_t page = k - 1 - (l->pe ? pages : 0);
+        kind = K_VERIFY;
+        t = &l->verify;
+        op->w = at_row(t, l->d[FW_D_ROW] + page, true);
     }
+    op->n = t->n;
+    op->budget_ns = t->budget_ns;
+    bool last = k + 1 == ops_per_step(l);
+    op->tag = TAG(kind, last ? 1u : 0u, step);
+    if (last) {
+        l->q_op = -1;
+        l->q_step++;
+    } else {
+        l->q_op++;
+    }
+    return PIPE_OP;
+}
+
+/* Sums an op's results into its step; the step's last op writes the record.
+ * Status FAIL bits are counted, not fatal: wear-out is data. */
+static int op_done(void *ctx, uint32_t tag, const struct seq_result *res, uint32_t *detail)
+{
+    struct loop *l = ctx;
+    switch (TAG_KIND(tag)) {
+    case K_ERASE:
+        l->sum_erase_ns = res->busy_ns;
+        l->fails += res->status & STATUS_FAIL;
+        break;
+    case K_PROGRAM:
+        l->sum_busy_ns += res->busy_ns;
+        l->fails += res->status & STATUS_FAIL;
+        break;
+    case K_VERIFY:
+        if (!l->pe) {
+            l->sum_busy_ns += res->busy_ns;
+        }
+        l->e01 += res->err_0to1;
+        l->e10 += res->err_1to0;
+        break;
+    default:
+        break;
+    }
+    if (!TAG_LAST(tag)) {
+        return FW_OK;
+    }
+    uint32_t step = TAG_STEP(tag), rec[FW_REC_PE_WORDS];
+    /* element by element: an initialised array would be copied by memcpy */
+    if (l->pe) {
+        rec[0] = FW_REC_PE << 24 | (FW_REC_PE_WORDS - 1);
+        rec[1] = step;
+        rec[2] = l->sum_erase_ns;
+        rec[3] = l->sum_busy_ns;
+        rec[4] = l->fails;
+        rec[5] = l->e01;
+        rec[6] = l->e10;
+    } else {
+        rec[0] = FW_REC_SWEEP << 24 | (FW_REC_SWEEP_WORDS - 1);
+        rec[1] = (uint32_t)(int32_t)sweep_offset(l, step);
+        rec[2] = l->sum_busy_ns;
+        rec[3] = l->e01;
+        rec[4] = l->e10;
+    }
+    l->sum_erase_ns = l->sum_busy_ns = l->fails = l->e01 = l->e10 = 0;
+    if (!ring_put(l->ring, rec, l->rec_words)) {
+        *detail = step;
+        return FW_ERR_RESULT_FULL;
+    }
+    l->steps_done = step + 1;
     return FW_OK;
 }
 
-static int sweep_step(struct loop *l, uint32_t step, uint32_t *rec, uint32_t *detail)
+/* The die keeps its last read offset: back to the default. */
+static int reset_offset(struct loop *l)
 {
     struct seq_result res;
-    uint32_t read_ns = 0, e01 = 0, e10 = 0;
-    int8_t offset = (int8_t)(uint8_t)(l->d[FW_D_FIRST] + step * l->d[FW_D_STEP]);
-    int err = set_offset(l, (uint8_t)offset, detail);
-    if (err != FW_OK) {
-        return err;
-    }
-    for (uint32_t pg = 0; pg < l->d[FW_D_PAGES]; pg++) {
-        if ((err = verify_page(l, pg, &res, detail)) != FW_OK) {
-            return err;
-        }
-        read_ns += res.busy_ns;
-        e01 += res.err_0to1;
-        e10 += res.err_1to0;
-    }
-    uint32_t r[FW_REC_SWEEP_WORDS] = {FW_REC_SWEEP << 24 | (FW_REC_SWEEP_WORDS - 1),
-                                      (uint32_t)(int32_t)offset, read_ns, e01, e10};
-    for (uint32_t i = 0; i < FW_REC_SWEEP_WORDS; i++) {
-        rec[i] = r[i];
-    }
-    return FW_OK;
+    uint32_t detail;
+    return job_run(at_offset(l, 0), l->offset.n, l->permits, &res, &detail);
 }
 
 /* Index of the first bad descriptor word, or FW_D_WORDS if it is sound. */
@@ -187,8 +305,7 @@ static uint32_t check_desc(const uint32_t *d)
 int loop_run(const uint32_t *desc, uint32_t n, uint32_t permits, struct ring *ring,
              uint32_t *steps)
 {
-    struct loop l = {.d = desc, .permits = permits};
-    uint32_t rec[FW_REC_PE_WORDS];
+    static struct loop l; /* off the 2 KiB stack */
     *steps = 0;
     if (n < FW_D_WORDS) {
         *steps = n;
@@ -204,27 +321,39 @@ int loop_run(const uint32_t *desc, uint32_t n, uint32_t permits, struct ring *ri
                   (FW_PERMIT_ERASE | FW_PERMIT_PROGRAM)) {
         return FW_ERR_NOT_PERMITTED;
     }
-    int err = FW_OK;
-    for (uint32_t s = 0; s < desc[FW_D_COUNT]; s++) {
-        if (server_abort_requested()) {
-            err = FW_ERR_ABORTED;
-            break;
-        }
-        uint32_t detail;
-        err = pe ? pe_cycle(&l, s, rec, &detail) : sweep_step(&l, s, rec, &detail);
-        if (err != FW_OK) {
-            break;
-        }
-        if (!ring_put(ring, rec, pe ? FW_REC_PE_WORDS : FW_REC_SWEEP_WORDS)) {
-            err = FW_ERR_RESULT_FULL;
-            break;
-        }
-        *steps = s + 1;
+    /* Field by field: a compound literal would be built on the stack and
+     * copied with picolibc's byte-wise memmove (some 20 000 clocks). */
+    l.d = desc;
+    l.permits = permits;
+    l.pe = pe;
+    l.ring = ring;
+    l.rec_words = pe ? FW_REC_PE_WORDS : FW_REC_SWEEP_WORDS;
+    l.q_step = 0;
+    l.q_op = -1;
+    l.steps_done = 0;
+    l.sum_erase_ns = l.sum_busy_ns = l.fails = l.e01 = l.e10 = 0;
+    uint32_t detail;
+    int err = pe ? build_erase(&l, &detail) : build_offset(&l, &detail);
+    if (err == FW_OK) {
+        err = pe ? build_program(&l, &detail) : FW_OK;
+    }
+    if (err == FW_OK) {
+        err = build_verify(&l, &detail);
+    }
+    if (err != FW_OK) {
+        return err;
+    }
+    struct pipe_src src = {.next = next_op, .done = op_done, .ctx = &l};
+    uint32_t failed = 0;
+    err = pipe_run(&src, desc[FW_D_TARGET], &failed);
+    if (err == FW_ERR_CHIP_TIMEOUT || err == FW_ERR_SEQ_STUCK || err == FW_ERR_SEQ_ERROR) {
+        /* the detail of a failed op is the step it belongs to */
+        *steps = TAG_STEP(failed);
+    } else {
+        *steps = l.steps_done;
     }
     if (!pe) {
-        /* The die keeps its last read offset: back to the default. */
-        uint32_t detail;
-        int back = set_offset(&l, 0, &detail);
+        int back = reset_offset(&l);
         if (err == FW_OK) {
             err = back;
         }

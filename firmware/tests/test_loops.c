@@ -228,6 +228,40 @@ static void test_stuck_chip_in_a_loop_names_the_cycle(void **state)
     assert_int_equal(hal_host_stats()->resets, 1);
 }
 
+static void test_hung_sequencer_in_a_loop_fires_the_watchdog(void **state)
+{
+    (void)state;
+    t_post(FW_CMD_SESSION, FW_PERMIT_ERASE | FW_PERMIT_PROGRAM, 0, 0, 0);
+    hal_host_seq_hang(true);
+    desc(FW_LOOP_PE_CYCLE, 5);
+    run_loop(T_RING_WORDS);
+    assert_int_equal(t_error(), FW_ERR_SEQ_STUCK);
+    assert_int_equal(REG(MBX_RESULT), 0); /* the first cycle's erase never answered */
+    assert_int_equal(hal_host_stats()->soft_resets, 1);
+    assert_int_equal(REG(MBX_RES_HEAD), 0);
+}
+
+/* The ops of a loop are the programs of nandlab.sequences.core, each with its
+ * own row: the second program page of the first cycle addresses row + 1. */
+static void test_loop_ops_carry_their_rows(void **state)
+{
+    (void)state;
+    desc(FW_LOOP_PE_CYCLE, 1);
+    t_post(FW_CMD_SESSION, FW_PERMIT_ERASE | FW_PERMIT_PROGRAM, 0, 0, 0);
+    run_loop(T_RING_WORDS);
+    uint32_t n, rows = 0, row = BLOCK * T_CFG.pages;
+    const uint32_t *w = hal_host_tx_log(&n);
+    for (uint32_t i = 0; i + 2 < n; i++) {
+        /* CMD 80h, ADDR 5: column 0, then the row */
+        if (w[i] == (NANDLAB_OP_CMD << 24 | 0x80u) && w[i + 1] == (NANDLAB_OP_ADDR << 24 | 5u)) {
+            assert_int_equal(w[i + 2], (row + rows) << 16 & 0xFFFF0000u);
+            assert_int_equal(w[i + 3], (row + rows) >> 16);
+            rows++;
+        }
+    }
+    assert_int_equal(rows, T_CFG.pages);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +275,8 @@ int main(void)
         cmocka_unit_test_setup(test_undrained_ring_stops_the_loop, setup),
         cmocka_unit_test_setup(test_drained_ring_wraps, setup),
         cmocka_unit_test_setup(test_stuck_chip_in_a_loop_names_the_cycle, setup),
+        cmocka_unit_test_setup(test_hung_sequencer_in_a_loop_fires_the_watchdog, setup),
+        cmocka_unit_test_setup(test_loop_ops_carry_their_rows, setup),
     };
     return cmocka_run_group_tests_name("loops", tests, NULL, NULL);
 }
