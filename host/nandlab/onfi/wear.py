@@ -5,8 +5,9 @@ every program it runs to `WearTally.count`, which finds the erases in it
 (60h, row address, D0h or D1h), whichever layer built the program (a one-off
 erase, cycling, a scheme's scratch blocks, an energy measurement). Cycles a
 bench's wear role fast-forwards run no program, so their caller adds them with
-`fast_forwarded`. Whoever keeps the chip's history (the chip ledger) takes the
-counts with `take()` after each operation it accounts for.
+`fast_forwarded`; so are cycles the board's firmware runs (`ran_on_board`).
+Whoever keeps the chip's history (the chip ledger) takes the counts with
+`take()` after each operation it accounts for.
 """
 
 from __future__ import annotations
@@ -67,6 +68,11 @@ class WearTally:
             wear = self._blocks.setdefault(block, BlockCycles())
             wear.erases += cycles
             wear.fast_forwarded += cycles
+
+    def ran_on_board(self, block: int, cycles: int) -> None:
+        """Add `cycles` P/E cycles the board's firmware ran on its own (no host program)."""
+        if cycles > 0:
+            self._blocks.setdefault(block, BlockCycles()).erases += cycles
 
     def take(self) -> dict[int, BlockCycles]:
         """The counts so far, block -> wear (in block order); the tally starts again at 0."""
