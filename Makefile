@@ -19,7 +19,7 @@ setup: $(STAMP_PY) $(STAMP_SYS)
 
 # Runtime dependencies are ranges in host/pyproject.toml; constraints.txt pins the exact
 # versions these commands install. The demo needs the base set only; the suites add the
-# extras for real benches (hw), the RTL bench (rtl) and the tools (dev).
+# extras for real benches (hw), the RTL bench (rtl), Ray (scale) and the tools (dev).
 $(STAMP_BASE): host/pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip==26.3
@@ -27,7 +27,7 @@ $(STAMP_BASE): host/pyproject.toml constraints.txt
 	touch $@
 
 $(STAMP_PY): $(STAMP_BASE)
-	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e 'host[dev,hw,rtl,serve]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e 'host[dev,hw,rtl,serve,scale]'
 	touch $@
 
 # System tools the suites use: gcc / g++ (C header, HLS C-simulation), iverilog,
