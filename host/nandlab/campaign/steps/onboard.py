@@ -1,0 +1,188 @@
+"""`pe_loop`: P/E cycling with a verify read every cycle, run by the board's CPU when it can.
+
+A bench that declares the `firmware` role (a board CPU running firmware/, or
+`nandlab.firmware.native.FirmwareBoard`) gets the whole loop in one mailbox
+command: no host round trip per operation, rows streamed back in batches.
+Any other bench runs the same loop from the host, one op program at a time.
+Both put the same op programs on the chip (`nandlab.sequences.core` in SDR
+mode 0, the pattern generator for the data, the comparator for the verify), so
+the rows are the same either way: one per cycle with the erase and program
+busy times, the status FAIL count and the verify's bit errors (0->1, 1->0). As
+campaign rows, each cycle is an erase row, a program row (mean busy time per page;
+the status FAIL count in `detail`) and an rber row of the verify.
+
+The read-offset sweep of the same loops is `sweep_loop_rows` (one row per
+offset), a library call for now.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import Field
+
+from nandlab.bench import Bench
+from nandlab.campaign.fields import Strict
+from nandlab.campaign.steps.base import At, BlockState, Context, Outcome, StepKind, base_row
+from nandlab.campaign.unit import Unit
+from nandlab.characterize.common import op_row
+from nandlab.onfi import Chip
+from nandlab.onfi_spec.sdr_timing import sdr
+from nandlab.ops import DinPattern, DoutCompare, Pattern
+from nandlab.sequences import core
+
+MAX_CYCLES = 1_000_000
+LOOP_TIMEOUT_NS = 50_000_000
+"""WAIT_RDY timeout of every busy phase of a loop (50 ms: past any tBERS)."""
+STATUS_FAIL = 0x01
+"""ONFI status bit 0: the last erase or program failed."""
+
+
+@dataclass(frozen=True)
+class Loop:
+    """One block's loop: its first `pages` pages, `page_bytes` from column 0 (the data
+    area: the spare keeps its bad-block marker), written with `pattern` (seeded with
+    `seed`), compared in `chunk`-byte chunks."""
+
+    ce: int
+    block: int
+    pages: int
+    page_bytes: int
+    pattern: Pattern
+    seed: int
+    chunk: int
+    timeout_ns: int = LOOP_TIMEOUT_NS
+
+    def params(self, chip: Chip, count: int, **extra: int) -> dict[str, Any]:
+        """The firmware's loop descriptor fields (nandlab.firmware.LoopDescriptor)."""
+        row = int.from_bytes(chip.geometry.row_bytes(self.block), "little")
+        return {"target": self.ce, "row": row, "pages": self.pages,
+                "page_bytes": self.page_bytes, "pattern": self.pattern, "seed": self.seed,
+                "chunk": self.chunk, "count": count, "timeout_ns": self.timeout_ns, **extra}
+
+
+def pe_loop_rows(bench: Bench, chip: Chip, loop: Loop, cycles: int) -> list[dict[str, int]]:
+    """`cycles` P/E cycles of `loop.block`; one row per cycle (cycle, erase_ns,
+    program_ns, status_fails, err_0to1, err_1to0). On the board's CPU when the bench
+    has firmware, else from the host; the chip layer's wear tally counts the erases."""
+    if bench.has("firmware"):
+        rows = bench.firmware.run_loop("pe_cycle", loop.params(chip, cycles))
+        chip.wear.ran_on_board(loop.block, len(rows))
+        return rows
+    return [_host_cycle(chip, loop, c) for c in range(cycles)]
+
+
+def sweep_loop_rows(bench: Bench, chip: Chip, loop: Loop, feature: int,
+                    offsets: range) -> list[dict[str, int]]:
+    """Verify reads of the loop's pages at each read offset of `offsets` (signed DAC
+    codes, P1 of SET FEATURES `feature`); one row per offset (offset, read_ns, err_0to1,
+    err_1to0). The offset is set back to 0 after the sweep."""
+    if bench.has("firmware"):
+        return bench.firmware.run_loop("read_sweep", loop.params(
+            chip, len(offsets), feature=feature, first=offsets.start, step=offsets.step))
+    rows = []
+    t = sdr(0)
+    for offset in offsets:
+        chip.run(core.set_features(t, feature, bytes([offset & 0xFF, 0, 0, 0]),
+                                   loop.timeout_ns), "SET FEATURES (read offset)")
+        read_ns, e01, e10 = _verify(chip, loop)
+        rows.append({"offset": offset, "read_ns": read_ns, "err_0to1": e01, "err_1to0": e10})
+    chip.run(core.set_features(t, feature, bytes(4), loop.timeout_ns), "SET FEATURES (read offset)")
+    return rows
+
+
+def _host_cycle(chip: Chip, loop: Loop, cycle: int) -> dict[str, int]:
+    """One P/E cycle from the host, in the firmware's order and op program shapes."""
+    t, geo = sdr(0), chip.geometry
+    what = f"P/E cycle {cycle} of block {loop.block}"
+    erase = chip.run(core.erase(t, geo.row_bytes(loop.block), loop.timeout_ns)
+                     + core.read_status(t), what)
+    fails, program_ns = erase.data[0][0] & STATUS_FAIL, 0
+    for page in range(loop.pages):
+        data = DinPattern(loop.page_bytes, loop.pattern, loop.seed)
+        res = chip.run(core.page_program(t, geo.full_address(loop.block, page), data,
+                                         loop.timeout_ns) + core.read_status(t), what)
+        program_ns += sum(res.busy_ns)
+        fails += res.data[0][0] & STATUS_FAIL
+    _, e01, e10 = _verify(chip, loop)
+    return {"cycle": cycle, "erase_ns": sum(erase.busy_ns), "program_ns": program_ns,
+            "status_fails": fails, "err_0to1": e01, "err_1to0": e10}
+
+
+def _verify(chip: Chip, loop: Loop) -> tuple[int, int, int]:
+    """Read busy time and bit errors (0->1, 1->0) of the loop's pages against the pattern."""
+    t, geo = sdr(0), chip.geometry
+    read_ns = e01 = e10 = 0
+    for page in range(loop.pages):
+        out = DoutCompare(loop.page_bytes, loop.pattern, loop.seed, loop.chunk)
+        res = chip.run(core.page_read(t, geo.full_address(loop.block, page), out,
+                                      loop.timeout_ns), f"verify read of block {loop.block}")
+        read_ns += sum(res.busy_ns)
+        e01 += sum(a for e in res.err_counts for a, _ in e.counts)
+        e10 += sum(b for e in res.err_counts for _, b in e.counts)
+    return read_ns, e01, e10
+
+
+PATTERNS = {"prbs": Pattern.prbs(), "checker": Pattern.checker(), "zeros": Pattern.constant(0)}
+
+
+class PeLoopStep(Strict):
+    """P/E cycle each block `cycles` times with a verify read of its first `pages` pages
+    (all when not given) after each cycle's programs; one row per cycle."""
+
+    cycles: int = Field(ge=1, le=MAX_CYCLES)
+    pages: int | None = Field(default=None, ge=1)
+    pattern: Literal["prbs", "checker", "zeros"] = "prbs"
+    chunk: int = Field(default=512, ge=1, le=1 << 16)
+
+
+class PeLoop(StepKind[PeLoopStep]):
+    name = "pe_loop"
+    writes_chip = True
+
+    def apply(self, unit: Unit, ctx: Context) -> None:
+        p = self.params(unit)
+        b = ctx.block(unit)
+        if p.pages is not None and p.pages > ctx.profile.geometry.pages_per_block:
+            raise self.refuse(unit, f"pages {p.pages} is more than the block's "
+                                    f"{ctx.profile.geometry.pages_per_block}")
+        assert unit.ce is not None and unit.block is not None
+        # the pattern generator's data is not a DataSpec the run could read back by name
+        ctx.blocks[(unit.ce, unit.block)] = BlockState(
+            pec=b.pec + p.cycles, fast_forwarded_cycles=b.fast_forwarded_cycles)
+
+    def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
+        p = self.params(unit)
+        assert unit.block is not None and unit.ce is not None
+        geo = at.chip.geometry
+        loop = Loop(ce=unit.ce, block=unit.block, pages=p.pages or geo.pages_per_block,
+                    page_bytes=geo.page_bytes, pattern=PATTERNS[p.pattern],
+                    seed=unit.seed & 0xFFFFFFFF, chunk=p.chunk)
+        base = {**base_row(unit, self.after(unit, ctx), at.chip_id), "block": unit.block,
+                "pattern": p.pattern, "mode": geo_mode(ctx)}
+        pec0 = ctx.block(unit).pec
+        rows: list[dict[str, Any]] = []
+        for r in pe_loop_rows(at.bench, at.chip, loop, p.cycles):
+            at_cycle = {**base, "pec": pec0 + r["cycle"] + 1, "chunk": r["cycle"]}
+            rows.append(op_row(ctx.profile, "erase", r["erase_ns"], at_cycle,
+                               energy_measured=False))
+            rows.append(op_row(ctx.profile, "program", r["program_ns"] // loop.pages, at_cycle,
+                               energy_measured=False,
+                               detail=json.dumps({"pages": loop.pages,
+                                                  "status_fails": r["status_fails"]})))
+            bits = 8 * loop.page_bytes * loop.pages
+            errors = r["err_0to1"] + r["err_1to0"]
+            rows.append({**at_cycle, "operation": "rber", "bits": bits,
+                         "errors_0to1": r["err_0to1"], "errors_1to0": r["err_1to0"],
+                         "rber": errors / bits})
+        return Outcome(rows)
+
+
+def geo_mode(ctx: Context) -> str:
+    """The loop programs in the part's native mode."""
+    return ctx.profile.geometry.cell
+
+
+STEP = PeLoop()
