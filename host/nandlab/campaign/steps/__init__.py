@@ -26,6 +26,7 @@ from nandlab.campaign.steps import (
     mcflash,
     measure,
     mws,
+    onboard,
     program,
     sim_search,
     temperature,
@@ -64,6 +65,7 @@ STEPS: dict[str, StepKind[Any]] = {
         cox_pm.STEP,
         wait.STEP,
         temperature.STEP,
+        onboard.STEP,
     )
 }
 
