@@ -11,13 +11,18 @@ bench URL when a bench lacks one.
 - `faults`: injects bench faults on purpose (tests of the stop / resume paths).
 - `wear`: adds P/E wear to a block without cycling it (virtual dies only).
 - `oven`: ages the cells by a bake that takes no wall time (virtual dies only).
-- `firmware`: campaign loops run by the board's own CPU (no bench has them yet).
+- `firmware`: campaign loops run by the board's own CPU (`nandlab.firmware.loops`).
+- `matcher`: an FPGA kernel on the read stream that decodes and pattern-matches pages
+  (CoX-PM on an ordinary chip; capability `fpga_coxpm`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Protocol
+
+from nandlab.ops import Program, Results
 
 
 class Instrument(Protocol):
@@ -87,10 +92,43 @@ class Oven(Protocol):
 
 
 class FirmwareLoops(Protocol):
-    """Campaign loops the board's CPU runs on its own (declared by no bench yet)."""
+    """Campaign loops the board's CPU runs on its own (`nandlab.firmware.loops.MailboxLoops`)."""
 
     def run_loop(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         """Run loop `name` with `params`; returns its rows."""
+        ...
+
+
+@dataclass(frozen=True)
+class MatchedRead:
+    """A page read whose data went through the read-stream matcher instead of to the host.
+
+    `results`: the program's records but the page's DATA (BUSY, STATUS, errors);
+    `outcome`: 0 not matched, 1 matched, 2 decoding failure (onfi_spec.coxpm.Outcome);
+    `match`: bit p set when pattern p occurs (0 on a failure); `data`: what the board
+    hands the host (a matched page's plain data area, nothing when not matched, the
+    page as read on a failure); `kernel_ns`: the kernel's decode + match time for the
+    page at the board clock; `passes`: decoder passes per sub-page.
+    """
+
+    results: Results
+    outcome: int
+    match: int
+    data: bytes
+    kernel_ns: int
+    passes: tuple[int, ...]
+
+
+class ReadStreamMatcher(Protocol):
+    """CoX-PM's decode + multi-pattern match, run by the board on the pages it reads."""
+
+    def set_patterns(self, patterns: Sequence[bytes]) -> None:
+        """Load 1..8 patterns of 1..32 bytes (RangeError otherwise)."""
+        ...
+
+    def run_matched(self, program: Program, block: int, page: int, page_bytes: int) -> MatchedRead:
+        """Run `program` (a full page read: one DOUT of page_bytes + the spare) with its
+        data into the matcher, page (`block`, `page`) in the CoX-PM format."""
         ...
 
 
@@ -105,6 +143,7 @@ class Roles:
     wear: WearFastForward | None = None
     oven: Oven | None = None
     firmware: FirmwareLoops | None = None
+    matcher: ReadStreamMatcher | None = None
 
     def of(self, role: str) -> object | None:
         """The value of role `role` (one of ROLE_NAMES), None when undeclared."""
