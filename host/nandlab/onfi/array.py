@@ -17,11 +17,26 @@ from nandlab.onfi.address import ChipGeometry
 from nandlab.onfi.bbt import BadBlockTable
 from nandlab.onfi.results import OpResult, PageRead, busy_steps, data_records
 from nandlab.onfi.target import Controller, Target
-from nandlab.ops import Program
+from nandlab.onfi_spec.opcodes import Cmd as Op
+from nandlab.ops import Addr, Cmd, Program, Results
 from nandlab.sequences import core, vendor
 
 BLANK_ZERO_FRACTION = 1e-3
 """A page with more than this fraction of bits unlike an unwritten page is not erased."""
+KEPT_LOWER_PAGES = 64
+"""Lower pages whose written data a target keeps for the blank check of the pages above."""
+_KEEP_DATA = frozenset(
+    {
+        Op.READ, Op.READ_CONFIRM, Op.READ_CACHE_SEQUENTIAL, Op.READ_CACHE_END,
+        Op.READ_MULTIPLANE, Op.COPYBACK_READ, Op.CHANGE_READ_COLUMN,
+        Op.CHANGE_READ_COLUMN_ENHANCED, Op.CHANGE_READ_COLUMN_CONFIRM, Op.READ_STATUS,
+        Op.READ_STATUS_ENHANCED, Op.READ_ID, Op.READ_PARAMETER_PAGE, Op.READ_UNIQUE_ID,
+        Op.GET_FEATURES, Op.SET_FEATURES, Op.RESET, Op.PROGRAM_CONFIRM, Op.PROGRAM_CACHE,
+        Op.PROGRAM_MULTIPLANE, Op.ERASE_CONFIRM, Op.ERASE_MULTIPLANE,
+    }
+)
+"""Command bytes that change no page outside the addresses a program names (see
+`ArrayTarget.run`); any other byte (vendor, test mode) drops every kept page."""
 
 
 class ArrayTarget(Target):
@@ -30,6 +45,42 @@ class ArrayTarget(Target):
     def __init__(self, transport: Controller, ce: int = 0) -> None:
         super().__init__(transport, ce)
         self._bbt: BadBlockTable | None = None
+        # (block, page) -> data `program_page` wrote on a native lower page, oldest first
+        self._written: dict[tuple[int, int], bytes] = {}
+
+    def run(self, program: Program, what: str) -> Results:
+        """`Target.run`, after dropping the kept lower-page data `program` may change."""
+        self._forget_written(program)
+        return super().run(program, what)
+
+    def _forget_written(self, program: Program) -> None:
+        """Drop kept data of the pages `program` programs and the blocks it erases; all of
+        it when the program holds a command outside `_KEEP_DATA` (a vendor or test-mode
+        command may change cells without naming them)."""
+        if not self._written:
+            return
+        geo = self.geometry
+        profile = self.transport.profile
+        slc = profile.vendor.slc_mode if profile is not None else None
+        mode_bytes = {slc.enter_cmd, slc.exit_cmd} if slc is not None else set()
+        writes: int | None = None  # the opcode whose address comes next
+        for ins in program:
+            if isinstance(ins, Cmd):
+                writes = ins.byte if ins.byte in (Op.PROGRAM, Op.CHANGE_WRITE_COLUMN,
+                                                  Op.ERASE) else None
+                if writes is None and ins.byte not in _KEEP_DATA | mode_bytes:
+                    self._written.clear()
+                    return
+            elif isinstance(ins, Addr) and writes is not None:
+                row_bytes = ins.data if writes == Op.ERASE else ins.data[geo.column_cycles :]
+                if row_bytes:  # 85h with a column alone stays on the page its 80h named
+                    row = int.from_bytes(row_bytes, "little")
+                    block = row >> geo.page_address_bits
+                    page = row & ((1 << geo.page_address_bits) - 1)
+                    for key in [k for k in self._written if k[0] == block]:
+                        if writes == Op.ERASE or key[1] == page:
+                            del self._written[key]
+                writes = None
 
     # ------------------------------------------------------------ checks
 
@@ -98,7 +149,9 @@ class ArrayTarget(Target):
         An unwritten page reads all 1s, except an upper page (page type t > 0)
         whose lower pages are written: its cells sit in the lowest state the
         lower pages allow (charge only adds), so it reads that state's bit t
-        (Gray code from the profile). The lower pages are read to predict it.
+        (Gray code from the profile). The lower pages predict it: the data
+        `program_page` wrote on them (kept while no other program or erase of theirs
+        ran through this target), else read back. Either way the page itself is read.
         """
         geo = self.check_address(block, page, slc)
         n = geo.total_bytes
@@ -107,12 +160,12 @@ class ArrayTarget(Target):
         profile = self.transport.profile
         if page_type and profile is not None:
             first = page - page_type
-            lowers = [
-                np.frombuffer(
-                    self._read(block, first + t, slc=False, column=0, length=n).data, np.uint8
-                )
-                for t in range(page_type)
-            ]
+            lowers = []
+            for t in range(page_type):
+                kept = self._written.get((block, first + t))
+                if kept is None:
+                    kept = self._read(block, first + t, slc=False, column=0, length=n).data
+                lowers.append(np.frombuffer(kept, np.uint8))
             table = _unwritten_bit_table(profile.geometry.gray_code, page_type)
             expected = _expected_bytes(lowers, table)
         else:
@@ -237,7 +290,13 @@ class ArrayTarget(Target):
         what = f"PROGRAM block {block} page {page}" + (" (SLC)" if slc else "")
         cycles = geo.full_address(block, page)
         seq = core.page_program(self.sdr, cycles, data, self.timeouts.program)
-        return self.run_with_status(seq, slc=slc, what=what)
+        result = self.run_with_status(seq, slc=slc, what=what)
+        if not slc and page % geo.bits_per_cell < geo.bits_per_cell - 1:
+            # kept for the blank check of the pages above on its WL (bytes not given: FFh)
+            self._written[(block, page)] = data + b"\xff" * (geo.total_bytes - len(data))
+            if len(self._written) > KEPT_LOWER_PAGES:
+                del self._written[next(iter(self._written))]
+        return result
 
     def copyback(
         self,
