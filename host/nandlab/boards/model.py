@@ -228,6 +228,26 @@ class BusyTiming(_Strict):
         return self
 
 
+class BoardInterfaces(_Strict):
+    """The data interfaces and timing modes the board's controller and wiring can run.
+
+    NV-DDR2 signals at VccQ 1.8 V and NV-DDR3 at 1.2 V (ONFI 4.x), so a board lists
+    only the DDR interface its I/O voltage carries; negotiation with a part then
+    picks the fastest mode both list (`nandlab.onfi.interface`)."""
+
+    sdr_modes: list[int] = Field(default=[0, 1, 2, 3, 4, 5], description="SDR modes (0..5)")
+    nv_ddr2_modes: list[int] = Field(default=[], description="NV-DDR2 modes (0..7)")
+    nv_ddr3_modes: list[int] = Field(default=[], description="NV-DDR3 modes (0..15)")
+
+    @model_validator(mode="after")
+    def _modes_exist(self) -> BoardInterfaces:
+        for name, top in (("sdr_modes", 5), ("nv_ddr2_modes", 7), ("nv_ddr3_modes", 15)):
+            bad = [m for m in getattr(self, name) if not 0 <= m <= top]
+            if bad:
+                raise ValueError(f"interfaces.{name}: modes are 0..{top}, not {bad}")
+        return self
+
+
 class Board(_Strict):
     """One board: controller, I/O voltage, rails, sockets, instruments."""
 
@@ -241,9 +261,17 @@ class Board(_Strict):
     power_monitor: PowerMonitor | None = None
     temperature: TemperatureControl | None = None
     busy_timing: BusyTiming = Field(default_factory=BusyTiming)
+    interfaces: BoardInterfaces = Field(default_factory=BoardInterfaces)
 
     @model_validator(mode="after")
     def _cross_refs(self) -> Board:
+        for modes, vccq, name in ((self.interfaces.nv_ddr2_modes, 1800, "NV-DDR2"),
+                                  (self.interfaces.nv_ddr3_modes, 1200, "NV-DDR3")):
+            if modes and self.io_voltage_mV != vccq:
+                raise ValueError(
+                    f"{name} signals at VccQ {vccq} mV: this board's io_voltage_mV is "
+                    f"{self.io_voltage_mV}, so it cannot list {name} modes"
+                )
         rails = {r.name for r in self.rails}
         if len(rails) != len(self.rails):
             raise ValueError("rail names must be unique")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from nandlab.onfi_spec import parampage as pp
 from nandlab.onfi_spec.ddr_features import DdrConfig, decode_timing_mode, timing_mode_p1
@@ -80,6 +80,19 @@ def part_modes(fields: dict[str, Any]) -> BusModes:
         nv_ddr3=_bits(int(fields["nv_ddr3_timing_modes"])) if features & pp.PP_FEATURE_NV_DDR3
         else (),
     )
+
+
+class ModeLists(Protocol):
+    """A board file's `interfaces` section (`nandlab.boards.model.BoardInterfaces`)."""
+
+    sdr_modes: list[int]
+    nv_ddr2_modes: list[int]
+    nv_ddr3_modes: list[int]
+
+
+def board_modes(lists: ModeLists) -> BusModes:
+    """The modes a board file lists."""
+    return BusModes(tuple(lists.sdr_modes), tuple(lists.nv_ddr2_modes), tuple(lists.nv_ddr3_modes))
 
 
 def bench_modes(supports: Any, board: BusModes | None = None) -> BusModes:
