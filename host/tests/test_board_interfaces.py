@@ -1,0 +1,41 @@
+"""Board files say which interfaces and modes a board runs; negotiation stays inside them."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from nandlab.boards import load_board
+from nandlab.boards.model import Board
+from nandlab.onfi import Chip
+from nandlab.onfi.interface import BusModes, board_modes, negotiate
+from nandlab.transport import SimTransport
+
+
+def test_shipped_boards_list_what_their_vccq_carries() -> None:
+    kcu = board_modes(load_board("kcu105-fmc-nand").interfaces)
+    assert kcu == BusModes(nv_ddr2=tuple(range(8)))
+    assert board_modes(load_board("ft2232h-bga").interfaces) == BusModes()
+
+
+def test_a_board_cannot_list_an_interface_its_io_voltage_does_not_carry() -> None:
+    data = load_board("kcu105-fmc-nand").model_dump()
+    data["interfaces"]["nv_ddr3_modes"] = [0, 1]
+    with pytest.raises(ValidationError, match="NV-DDR3 signals at VccQ 1200 mV"):
+        Board.model_validate(data)
+    data["interfaces"] = {"nv_ddr2_modes": [8]}
+    with pytest.raises(ValidationError, match="nv_ddr2_modes: modes are 0..7"):
+        Board.model_validate(data)
+
+
+def test_negotiation_on_the_kcu105_board_stays_in_nv_ddr2() -> None:
+    bench = SimTransport("tlc-48l", seed=1, persist=False)  # NV-DDR2 0-7, NV-DDR3 0-8
+    try:
+        chip = Chip(bench)
+        chip.identify()
+        got = negotiate(chip, board_modes(load_board("kcu105-fmc-nand").interfaces))
+        assert (got.interface, got.mode, got.data_rate_mts) == ("nv-ddr2", 7, 400.0)
+        assert "the bench does not drive nv-ddr3" in got.reason
+        assert bench.dies[0].data_interface == ("nv-ddr2", 7)
+    finally:
+        bench.close()
