@@ -23,6 +23,7 @@ from nandlab.transport.roles import (
     FirmwareLoops,
     Oven,
     PowerMonitor,
+    ReadStreamMatcher,
     ThermalController,
     WearFastForward,
 )
@@ -40,6 +41,8 @@ HOW_TO_GET = {
     "oven": "only virtual benches (sim://) bake without wall time; on a real bench a bake "
     "holds the temperature controller (role thermal) for the real hours",
     "firmware": "no bench runs firmware loops yet",
+    "matcher": "only rtl:// benches run the CoX-PM kernel (hw/hls/coxpm) on the read stream; "
+    "on other benches use a part with the CoX-PM commands (sim://tlc-coxpm)",
 }
 WHAT = {
     "power": "power monitor",
@@ -49,6 +52,7 @@ WHAT = {
     "wear": "wear fast-forward",
     "oven": "virtual oven",
     "firmware": "firmware loops",
+    "matcher": "read-stream matcher",
 }
 
 
@@ -106,6 +110,7 @@ class Bench(Closing):
     wear = _Role[WearFastForward]()
     oven = _Role[Oven]()
     firmware = _Role[FirmwareLoops]()
+    matcher = _Role[ReadStreamMatcher]()
 
     def chip_time_ns(self) -> int:
         """The bench's chip time (virtual benches); 0 where no clock is declared."""

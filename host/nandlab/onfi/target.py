@@ -66,6 +66,10 @@ class Controller(Protocol):
 
     def supports(self, capability: str) -> bool: ...
 
+    def cannot(self, capability: str) -> str:
+        """That the bench does not offer `capability`, why and what to use (a message)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Timeouts:

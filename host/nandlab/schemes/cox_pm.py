@@ -15,6 +15,12 @@ protocol in `nandlab.onfi_spec.coxpm`):
   every reference moved down, `RETRY_OFFSETS_MV`) until it decodes. A page no
   offset decodes raises UncorrectableData: never a guess.
 
+On an ordinary part (no `vendor.coxpm`) on a bench that declares `fpga_coxpm` (rtl://:
+the controller runs the kernel hw/hls/coxpm on its read stream, as the paper's OpenSSD
+emulation), the same scan reads each page plainly into the bench's `matcher` role, which
+decodes, de-randomises and matches it with the die's decoder and hands on what the die
+would (`path` "fpga" instead of "chip"); the fallback is the same.
+
 Fallbacks run after the scan's last page, so the soft-bit reads do not cut
 into the cache pipeline. What each page cost is in its `PageAnswer`: the busy
 time the chip reported, the energy estimated from the datasheet currents plus
@@ -31,7 +37,7 @@ import numpy as np
 
 from nandlab.analysis import operation_energy_uJ
 from nandlab.codes import min_sum_decode, pif_code, soft_read_llrs
-from nandlab.errors import ChipStatusFail, RangeError, UncorrectableData
+from nandlab.errors import ChipStatusFail, RangeError, UncorrectableData, UnsupportedCapability
 from nandlab.onfi import Chip
 from nandlab.onfi.results import busy_steps
 from nandlab.onfi_spec.coxpm import (
@@ -46,7 +52,9 @@ from nandlab.onfi_spec.coxpm import (
 )
 from nandlab.onfi_spec.opcodes import Status
 from nandlab.ops import Program
+from nandlab.sequences import core
 from nandlab.sequences import coxpm as seq
+from nandlab.transport.roles import ReadStreamMatcher
 
 SOFT_DELTA_CODE = 10
 """Soft-bit read window: +-10 DAC steps (100 mV on the virtual part) around each reference;
@@ -61,8 +69,8 @@ errors per codeword)."""
 
 @dataclass(frozen=True)
 class PageAnswer:
-    """One page of a scan: matched or not, the path ("chip", "fallback"), its plain data when
-    matched, and what it cost."""
+    """One page of a scan: matched or not, the path ("chip", "fpga", "fallback"), its plain
+    data when matched, and what it cost."""
 
     block: int
     page: int
@@ -75,6 +83,8 @@ class PageAnswer:
     bit_errors: int | None = None
     """Raw bit errors the controller's decoder corrected in the read that decoded (fallback
     path only; the chip's decoder does not report its count)."""
+    kernel_us: float = 0.0
+    """The board's decode + match time for the page (the fpga path; 0 on the chip's)."""
 
 
 @dataclass
@@ -95,27 +105,47 @@ class CoxPmScan:
     name = "cox-pm"
     title = "PiF / CoX-PM: in-chip LDPC decode + pattern match, controller fallback"
 
-    def __init__(self, chip: Chip, *, soft_delta_code: int = SOFT_DELTA_CODE) -> None:
-        if self.unsupported(chip) is not None:
-            chip.require("coxpm", "cox-pm")
+    def __init__(
+        self,
+        chip: Chip,
+        *,
+        matcher: ReadStreamMatcher | None = None,
+        soft_delta_code: int = SOFT_DELTA_CODE,
+    ) -> None:
+        """`matcher`: the bench's read-stream matcher (`Bench.matcher`), used when the part
+        itself has no CoX-PM logic; the bench must declare `fpga_coxpm`."""
+        problem = self.unsupported(chip)
+        if problem is None and not self.in_chip(chip) and matcher is None:
+            problem = f"cox-pm on {chip.profile.name} needs the bench's matcher role: none given"
+        if problem is not None:
+            raise UnsupportedCapability(problem)
         problem = layout_problem(chip.geometry.page_bytes, chip.geometry.spare_bytes)
         if problem is not None:
             raise RangeError(f"{chip.profile.name} cannot hold CoX-PM pages: {problem}")
         chip.check_soft_bit_delta(soft_delta_code)
-        spec = chip.profile.vendor.coxpm
-        assert spec is not None
-        self.chip, self._spec = chip, spec
+        self.chip, self._spec = chip, chip.profile.vendor.coxpm
+        self._matcher = None if self.in_chip(chip) else matcher
         self.soft_delta_code = soft_delta_code
         self.patterns: list[bytes] = []
         self.stats = Stats()
 
+    @staticmethod
+    def in_chip(chip: Chip) -> bool:
+        """Whether the part decodes and matches (vendor.coxpm, driven by the bench)."""
+        return chip.profile.vendor.coxpm is not None and chip.transport.supports("coxpm")
+
     @classmethod
     def unsupported(cls, chip: Chip) -> str | None:
-        if chip.profile.vendor.coxpm is None or not chip.transport.supports("coxpm"):
-            name = chip.profile.name
-            return f"cox-pm needs the CoX-PM commands (vendor.coxpm) of {name}"
-        if chip.profile.vendor.soft_bit_read is None:
-            return f"cox-pm's fallback needs the soft-bit read of {chip.profile.name}"
+        t, name = chip.transport, chip.profile.name
+        if not cls.in_chip(chip) and not t.supports("fpga_coxpm"):
+            if chip.profile.vendor.coxpm is None:
+                return (
+                    f"cox-pm needs a part that decodes and matches (vendor.coxpm; {name} has "
+                    f"none) or a bench that does it on its read stream: {t.cannot('fpga_coxpm')}"
+                )
+            return f"cox-pm on {name}: {t.cannot('coxpm')}"
+        if chip.profile.vendor.soft_bit_read is None or not t.supports("soft_bit_read"):
+            return f"cox-pm's fallback needs the soft-bit read (vendor.soft_bit_read) of {name}"
         return None
 
     # ---------------------------------------------------------------- store
@@ -133,7 +163,12 @@ class CoxPmScan:
         """Load the matcher: 1..8 patterns of 1..32 bytes (str as UTF-8); RangeError else."""
         pats = [p.encode() if isinstance(p, str) else bytes(p) for p in patterns]
         payload = pattern_bytes(pats)
+        if self._matcher is not None:
+            self._matcher.set_patterns(pats)
+            self.patterns = pats
+            return
         c = self.chip
+        assert self._spec is not None
         out = c.run(seq.set_pattern(c.sdr, self._spec, payload, c.timeouts.read), "set_pattern")
         if out.data[0][0] & Status.FAIL:
             raise ChipStatusFail(f"set_pattern: the chip refused {len(pats)} patterns")
@@ -148,7 +183,10 @@ class CoxPmScan:
         todo = [int(p) for p in pages]
         for p in todo:
             self.chip.check_address(block, p, False)
+        if self._matcher is not None:
+            return [self._answer(block, *self._read_matched(block, p, self._matcher)) for p in todo]
         c, spec = self.chip, self._spec
+        assert spec is not None
         t, tmo = c.sdr, c.timeouts.read
         results: list[tuple[int, Outcome, bytes, float, bool]] = []
         if not cache:
@@ -169,6 +207,22 @@ class CoxPmScan:
             results[0] = (p0, o0, d0, b0 + lead_us, s0)
         return [self._answer(block, *r) for r in results]
 
+    def _read_matched(
+        self, block: int, page: int, matcher: ReadStreamMatcher
+    ) -> tuple[int, Outcome, bytes, float, bool, float]:
+        """A plain page read into the bench's matcher (the cache form is the chip's; the
+        board decodes a page while it reads the next)."""
+        c = self.chip
+        what = f"READ into the matcher b{block}/p{page}"
+        geo = c.check_address(block, page, False)
+        cycles = geo.full_address(block, page)
+        body = core.page_read(c.sdr, cycles, geo.total_bytes, c.timeouts.read)
+        prog = Program().ce(c.ce) + c.array_op(body, slc=False, what=what)
+        got = matcher.run_matched(prog, block, page, geo.page_bytes)
+        c.raise_errors(got.results, what)
+        busy_us = sum(busy_steps(got.results)) / 1000.0
+        return page, Outcome(got.outcome), got.data, busy_us, True, got.kernel_ns / 1000.0
+
     def _issue(self, prog: Program, what: str) -> tuple[Outcome, bytes, float]:
         """Run a read_when_matched form; (outcome, data out, busy µs)."""
         c = self.chip
@@ -183,30 +237,45 @@ class CoxPmScan:
         return outcome, data, busy_us
 
     def _energy(self, busy_us: float, sensed: bool) -> float:
-        """Datasheet energy (µJ) of one read_when_matched form, plus the logic's."""
+        """Datasheet energy (µJ) of one read_when_matched form, plus the in-chip logic's
+        (the board's kernel on the fpga path draws from the board's supply, not counted)."""
+        if self._spec is None:
+            return operation_energy_uJ(self.chip.profile, "read", busy_us)
         logic_uJ = self._spec.logic_mW * self._spec.t_decode_match_us / 1000.0
         if sensed:
             return operation_energy_uJ(self.chip.profile, "read", busy_us) + logic_uJ
         return operation_energy_uJ(self.chip.profile, "xor", busy_us) + logic_uJ
 
     def _answer(
-        self, block: int, page: int, outcome: Outcome, data: bytes, busy_us: float, sensed: bool
+        self,
+        block: int,
+        page: int,
+        outcome: Outcome,
+        data: bytes,
+        busy_us: float,
+        sensed: bool,
+        kernel_us: float = 0.0,
     ) -> PageAnswer:
         energy = self._energy(busy_us, sensed)
         self.stats.outcomes.append(outcome.name.lower())
+        path = "chip" if self._matcher is None else "fpga"
         if outcome is Outcome.MATCHED:
             self.stats.matched += 1
-            return PageAnswer(block, page, True, "chip", data, busy_us, energy, len(data))
+            return PageAnswer(
+                block, page, True, path, data, busy_us, energy, len(data), kernel_us=kernel_us
+            )
         if outcome is Outcome.NOT_MATCHED:
             self.stats.not_matched += 1
-            return PageAnswer(block, page, False, "chip", None, busy_us, energy, 0)
+            return PageAnswer(
+                block, page, False, path, None, busy_us, energy, 0, kernel_us=kernel_us
+            )
         self.stats.decoding_failures += 1
         plain, errors, extra_us = self.fallback_decode(block, page, data)
         hit = matches(plain, self.patterns)
         energy += operation_energy_uJ(self.chip.profile, "read", extra_us)
         return PageAnswer(
             block, page, hit, "fallback", plain if hit else None, busy_us + extra_us, energy,
-            2 * len(data), errors,
+            2 * len(data), errors, kernel_us,
         )
 
     def fallback_decode(self, block: int, page: int, raw: bytes) -> tuple[bytes, int, float]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nandlab.analysis import operation_energy_uJ
-from nandlab.errors import RangeError, UncorrectableData
+from nandlab.errors import RangeError, UncorrectableData, UnsupportedCapability
 from nandlab.onfi import Chip
 from nandlab.onfi.results import busy_steps
 from nandlab.onfi_spec.search import (
@@ -147,8 +147,9 @@ class SimSearch:
     ) -> None:
         """`max_age_s` with `clock` (seconds, the clock `store` timestamps with): pages
         written longer ago are read in full (the paper's safety margin for retention)."""
-        if self.unsupported(chip) is not None:
-            chip.require("search", "sim-search")
+        problem = self.unsupported(chip)
+        if problem is not None:
+            raise UnsupportedCapability(problem)
         self.chip = chip
         spec = chip.profile.vendor.search
         assert spec is not None
@@ -160,9 +161,11 @@ class SimSearch:
 
     @classmethod
     def unsupported(cls, chip: Chip) -> str | None:
-        if chip.profile.vendor.search is None or not chip.transport.supports("search"):
-            name = chip.profile.name
+        name = chip.profile.name
+        if chip.profile.vendor.search is None:
             return f"sim-search needs the Search-in-Memory commands (vendor.search) of {name}"
+        if not chip.transport.supports("search"):
+            return f"sim-search on {name}: {chip.transport.cannot('search')}"
         return None
 
     # ------------------------------------------------------------- plumbing

@@ -71,6 +71,18 @@ class Transport(Closing, ABC):
     vendor_capabilities: ClassVar[tuple[str, ...]] = ()
     """Chip capabilities the bench can drive when the profile's vendor section declares them."""
 
+    lacks: ClassVar[dict[str, str]] = {}
+    """Capabilities the bench is known not to offer, each with why and what to use instead
+    (what `cannot` tells a person)."""
+
+    def cannot(self, capability: str) -> str:
+        """For a message: that this bench does not offer `capability`, why, and what to use."""
+        why = self.lacks.get(capability)
+        profile = self.profile
+        if why is None and capability in self.vendor_capabilities:
+            why = f"profile {profile.name if profile else '(none)'} has no vendor.{capability}"
+        return f"bench {self.url} cannot do '{capability}'" + (f": {why}" if why else "")
+
     def supports(self, capability: str) -> bool:
         """Whether the bench can do `capability` (no chip access).
 

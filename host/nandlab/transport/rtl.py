@@ -38,6 +38,8 @@ from nandlab.errors import BenchURLError, TransportError
 from nandlab.ops import Program, Results, decode_results
 from nandlab.profiles import Profile, load_profile
 from nandlab.transport.base import Transport
+from nandlab.transport.fpga_coxpm import FpgaCoxPm
+from nandlab.transport.roles import Roles
 from nandlab.transport.url import int_option, query_options, split_url
 
 RTL_FORM = "rtl://PROFILE?seed=N&dies=K&sim=verilator|icarus (or rtl://?profile=PATH)"
@@ -46,7 +48,9 @@ SIMULATORS = ("verilator", "icarus")
 CONNECT_TIMEOUT_S = 600.0
 _LEN = struct.Struct("<I")
 _KEYS = frozenset({"seed", "dies", "sim", "profile", "fresh"})
-BENCH_CAPABILITIES = frozenset({"din_pattern", "dout_compare"})
+BENCH_CAPABILITIES = frozenset({"din_pattern", "dout_compare", "fpga_coxpm"})
+"""fpga_coxpm: the controller runs the CoX-PM kernel (hw/hls/coxpm) on pages it reads,
+offered as the bench's `matcher` role (nandlab.transport.fpga_coxpm)."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,9 @@ class RtlTransport(Transport):
         url: the URL to report.
     """
 
+    bench_capabilities = BENCH_CAPABILITIES
+    vendor_capabilities = ("slc_mode", "soft_bit_read", "search", "coxpm")
+
     def __init__(
         self,
         profile: Profile | str | Path,
@@ -155,6 +162,7 @@ class RtlTransport(Transport):
         self._thread.start()
         self._sock = self._accept()
         self._closed = False
+        self._roles = Roles(matcher=FpgaCoxPm(self, self.clock_period_ns))
 
     @classmethod
     def from_url(cls, url: str) -> RtlTransport:
@@ -208,10 +216,10 @@ class RtlTransport(Transport):
         """Controller clock period: BUSY times are good to one period."""
         return self._clk_ps / 1000
 
-    def supports(self, capability: str) -> bool:
-        if capability in ("slc_mode", "soft_bit_read", "search", "coxpm"):
-            return getattr(self._profile.vendor, capability) is not None
-        return capability in BENCH_CAPABILITIES
+    @property
+    def roles(self) -> Roles:
+        """The `matcher`: the CoX-PM kernel on the read stream, at the controller clock."""
+        return self._roles
 
     def run(self, program: Program) -> Results:
         return decode_results(self.run_encoded(program.encode()))

@@ -100,6 +100,11 @@ class SimTransport(Transport):
 
     bench_capabilities = BENCH_CAPABILITIES
     vendor_capabilities = VENDOR_CAPABILITIES
+    lacks = {
+        "fpga_coxpm": "a sim:// bench has no FPGA on its read stream; use rtl://PROFILE (the "
+        "controller in simulation runs the CoX-PM kernel) or a part with the CoX-PM commands "
+        "(sim://tlc-coxpm)",
+    }
 
     def __init__(
         self,

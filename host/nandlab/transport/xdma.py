@@ -64,7 +64,14 @@ ERESTARTSYS = 512
 ETIME = 62
 BENCH_CAPABILITIES = frozenset({"power", "din_pattern", "dout_compare", "cache_read",
                                 "cache_program", "multiplane", "copyback"})
-VENDOR_CAPABILITIES = ("slc_mode", "soft_bit_read")
+VENDOR_CAPABILITIES = ("slc_mode", "soft_bit_read", "search", "coxpm")
+"""Vendor commands the design drives when the profile declares them (plain op programs,
+the CoX-PM and Search-in-Memory commands included)."""
+LACKS = {
+    "fpga_coxpm": "the XDMA bitstream has no CoX-PM kernel on its read stream (hw/hls/coxpm "
+    "is C-simulated, not synthesised into it); use rtl://PROFILE, whose controller runs the "
+    "kernel, or a part with the CoX-PM commands (vendor.coxpm)",
+}
 _KEYS = frozenset({"board", "profile", "channel", "timeout_s"})
 
 
@@ -198,6 +205,7 @@ class XdmaTransport(Transport):
 
     bench_capabilities = BENCH_CAPABILITIES
     vendor_capabilities = VENDOR_CAPABILITIES
+    lacks = LACKS
 
     def __init__(self, options: XdmaOptions, url: str, *, files: DeviceFiles | None = None,
                  board: Board | None = None, profile: Profile | None = None,

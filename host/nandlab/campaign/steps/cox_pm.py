@@ -29,7 +29,13 @@ from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.readback import DataSpec
 from nandlab.errors import RangeError, UncorrectableData
-from nandlab.onfi_spec.coxpm import SUBPAGE_BYTES, codewords, encode_page, pattern_bytes
+from nandlab.onfi_spec.coxpm import (
+    SUBPAGE_BYTES,
+    codewords,
+    encode_page,
+    layout_problem,
+    pattern_bytes,
+)
 from nandlab.schemes.cox_pm import CoxPmScan, PageAnswer
 
 PATTERN = "cox-pm"
@@ -83,8 +89,11 @@ class CoxStore(StepKind[CoxStoreStep]):
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)
-        if ctx.profile.vendor.coxpm is None:
-            raise self.refuse(unit, f"profile {ctx.profile.name} has no vendor.coxpm")
+        geo = ctx.profile.geometry
+        problem = layout_problem(geo.page_bytes, geo.spare_bytes)
+        if problem is not None:
+            name = ctx.profile.name
+            raise self.refuse(unit, f"profile {name} cannot hold CoX-PM pages: {problem}")
         b = ctx.block(unit)
         if not b.erased:
             raise self.refuse(unit, f"block {unit.block} must be erased by a cycle step first")
@@ -99,7 +108,7 @@ class CoxStore(StepKind[CoxStoreStep]):
     def run(self, unit: Unit, ctx: Context, at: At) -> Outcome:
         after = self.after(unit, ctx)
         assert unit.block is not None
-        scan = CoxPmScan(at.chip)
+        scan = _scan(at)  # refuses a bench and part without CoX-PM before programming
         size = at.chip.geometry.page_bytes
         for page in after.block(unit).wls:
             scan.store(unit.block, page, page_text(unit.seed, unit.block, page, size))
@@ -120,11 +129,11 @@ class CoxPmKind(StepKind[CoxPmStep]):
         b = ctx.block(unit)
         assert unit.block is not None and b.written is not None
         block, seed = unit.block, b.written.seed
-        chip, geo = at.chip, at.chip.geometry
+        geo = at.chip.geometry
         texts = {pg: page_text(seed, block, pg, geo.page_bytes) for pg in b.wls}
         base = {**base_row(unit, ctx, at.chip_id), "block": block, "scheme": PATTERN}
         rows = [{**base, "page": pg, **_raw_errors(at, block, pg, t)} for pg, t in texts.items()]
-        scan = CoxPmScan(chip)
+        scan = _scan(at)
         patterns = [s.encode() for s in p.patterns]
         scan.set_patterns(patterns)
         answers: dict[int, PageAnswer | None] = {}
@@ -142,6 +151,12 @@ class CoxPmKind(StepKind[CoxPmStep]):
             want = regex.search(text) is not None
             rows.append({**base, "page": pg, **_match_row(answers[pg], want, geo.page_bytes)})
         return Outcome(rows)
+
+
+def _scan(at: At) -> CoxPmScan:
+    """The scan on the part's own logic, or on the bench's read-stream matcher."""
+    matcher = at.bench.matcher if at.bench.has("matcher") else None
+    return CoxPmScan(at.chip, matcher=matcher)
 
 
 def _raw_errors(at: At, block: int, page: int, text: bytes) -> dict[str, Any]:
@@ -172,6 +187,7 @@ def _match_row(a: PageAnswer | None, want: bool, page_bytes: int) -> dict[str, A
         "host_bytes": a.host_bytes,
         "baseline_host_bytes": page_bytes,
         "corrected_bits": a.bit_errors,
+        "kernel_us": a.kernel_us,
     }
     return {
         **row,
