@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from nandlab.errors import AddressError
+from nandlab.errors import AddressError, ProfileError
 from nandlab.profiles import Profile, builtin_names, load_profile
-from nandlab.vchip import ArrayResult, CellArray
+from nandlab.vchip import ArrayResult, CellArray, array_image
 from nandlab.vchip import physics as ph
+from nandlab.vchip.cells import NO_AGE
 
 
 @pytest.fixture(scope="module")
@@ -227,15 +228,15 @@ def test_rber_grows_with_wear_and_retention(mlc: Profile) -> None:
 
 def test_read_disturb_raises_erased_cells(mlc: Profile) -> None:
     phys = mlc.physics
-    quiet = ph.sense_coefficients(phys, 3000, 0.0, 0)
-    hammered = ph.sense_coefficients(phys, 3000, 0.0, 1_000_000)
+    quiet = ph.sense_coefficients(phys, 3000, NO_AGE, 0)
+    hammered = ph.sense_coefficients(phys, 3000, NO_AGE, 1_000_000)
     assert quiet.rd_per_mV == 0.0
     erased_shift = hammered.rd_per_mV * (phys.vpass_mV - phys.erased_mean_mV)
     top_shift = hammered.rd_per_mV * (phys.vpass_mV - phys.verify_mV[-1])
     assert erased_shift > top_shift > 0
 
 
-def test_save_load_round_trip(mlc: Profile, tmp_path: Path) -> None:
+def test_image_round_trip(mlc: Profile) -> None:
     a = CellArray(mlc, seed=9, chip=1)
     a.program(1, 0, random_pages(mlc, 0), False)
     a.program(1, 4, {0: random_pages(mlc, 1)[0]}, False)
@@ -243,10 +244,13 @@ def test_save_load_round_trip(mlc: Profile, tmp_path: Path) -> None:
     a.add_wear(5, 123)
     a.sense(1, 0, 1350.0, False)
     a.bake(85.0, 2.0)
-    path = tmp_path / "die0.npz"
-    a.save(path)
-    assert [f.name for f in tmp_path.iterdir()] == ["die0.npz"]
-    b = CellArray.load(path, mlc)
+    image = a.image()
+    meta = json.loads(json.dumps(array_image.die_meta(image)))  # as stored: JSON
+    blocks = {
+        b: array_image.read_block(array_image.cells_bytes(blk), array_image.history_bytes(blk))
+        for b, blk in image.blocks.items()
+    }
+    b = CellArray.from_image(array_image.from_parts(meta, mlc.name, blocks), mlc)
     assert (b.seed, b.chip, b.retention_age_h) == (9, 1, a.retention_age_h)
     assert set(b._blocks) == set(a._blocks)
     for blk in a._blocks:
@@ -258,6 +262,8 @@ def test_save_load_round_trip(mlc: Profile, tmp_path: Path) -> None:
             assert b.wl_programmed(blk, wl) == a.wl_programmed(blk, wl)
     # the read noise continues identically after the reload
     assert np.array_equal(a.sense(1, 0, 1350.0, False), b.sense(1, 0, 1350.0, False))
+    with pytest.raises(ProfileError, match="not tlc"):
+        array_image.from_parts(meta, "tlc", blocks)
 
 
 @pytest.mark.parametrize("name", builtin_names())
@@ -315,23 +321,27 @@ def test_reads_of_other_wls_disturb_erased_cells(mlc: Profile) -> None:
 def test_erased_read_shortcut_bounds_hold(mlc: Profile, pec: int, age_h: float, reads: int) -> None:
     """A read of an unprogrammed WL outside these bounds skips the draw: they must be safe."""
     phys, n = mlc.physics, mlc.geometry.cells_per_wl
-    c = ph.sense_coefficients(phys, pec, age_h, reads)
+    c = ph.sense_coefficients(phys, pec, (age_h,) * len(NO_AGE), reads)
     lo, hi = ph.erased_eff_bounds(phys, pec, c)
     x = ph.erased_vth(phys, 1, 0, 3, 4, pec, n).astype(np.float64)
-    pers = ph.personality(1, 0, 3, 4, n).astype(np.float64)
+    pers = np.array([ph.personality_z(p) for p in ph.personality(phys, 1, 0, 3, 4, n)]) * 32
     rtn = ph.laplace_table(1, 0, n).astype(np.float64)
     d = np.maximum(x - c.x0_mV, 0.0)
     eff = x - c.ret_mean * d - c.ret_dev * pers * np.sqrt(d) + c.rtn_per_unit * rtn
-    eff += c.ret_rise * np.maximum(c.x0_mV - x, 0.0) + c.rd_per_mV * np.maximum(c.vpass_mV - x, 0.0)
+    eff += c.ret_rise * np.maximum(c.rise_to_mV - x, 0.0)
+    eff += c.rd_per_mV * np.maximum(c.vpass_mV - x, 0.0)
     assert lo < eff.min() and eff.max() < hi
 
 
 @pytest.mark.parametrize("ratio", [0.0, 1.5])
 def test_cells_below_the_neutral_vth_drift_up_with_age(mlc: Profile, ratio: float) -> None:
-    """physics.retention_rise_ratio: erased cells climb toward x0 as the WL ages (so more of
-    the erased tail crosses a reference just above it); at 0 they never gain charge."""
-    assert mlc.physics.retention_rise_ratio > 0  # the MCFlash profile uses it (Fig. 6)
-    phys = mlc.physics.model_copy(update={"retention_rise_ratio": ratio})
+    """physics.erased_shift: erased cells climb toward its neutral Vth as the WL ages (so
+    more of the erased tail crosses a reference just above it); at 0 they never gain charge."""
+    shift = mlc.physics.erased_shift
+    assert shift is not None and shift.ratio > 0  # the MCFlash profile uses it (Fig. 6)
+    phys = mlc.physics.model_copy(
+        update={"erased_shift": shift.model_copy(update={"ratio": ratio})}
+    )
     prof = mlc.model_copy(update={"physics": phys})
     a = CellArray(prof, seed=4)
     a.add_wear(1, 10000)

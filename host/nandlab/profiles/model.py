@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from nandlab.profiles.coxpm_model import CoxPm
 from nandlab.profiles.interfaces_model import Interfaces
+from nandlab.profiles.physics_model import Physics
 from nandlab.profiles.search_model import Search
 
 CellType = Literal["slc", "mlc", "tlc"]
@@ -260,140 +261,6 @@ class Vendor(_Strict):
     sense_time: SenseTime | None = None
     search: Search | None = None
     coxpm: CoxPm | None = None
-
-
-class Ispp(_Strict):
-    start_mV: float = Field(description="Vth the median cell reaches after the first pulse")
-    step_mV: float = Field(gt=0, description="ISPP step (final spread is uniform of this width)")
-    t_loop_us: float = Field(gt=0, description="one program pulse + verify of one level")
-    t_verify_us: float = Field(ge=0, description="extra verify time per additional level")
-    speed_sigma_mV: float = Field(ge=0, description="cell-to-cell programming speed spread")
-
-
-class VerifyShortfall(_Strict):
-    """SLC-mode verify shortfall (virtual dies): the fast SLC verify strobe is noisy, so a
-    cell whose verify sensing catches a favourable read-noise (RTN) fluctuation is inhibited
-    below its verify level. The shortfall follows the noise's exponential tail and is
-    bounded by the largest trap amplitude: each SLC-programmed cell lands
-    min(scale * Exp(1), max_mV) below where the ISPP put it, redrawn by every program.
-    Regular and enhanced (ESP) SLC programs alike, relative to their own verify level."""
-
-    scale_mV: float = Field(gt=0, description="exponential scale (mV) of a fresh block")
-    wear_scale_mV_at_10k: float = Field(
-        default=0.0, ge=0, description="scale added at 10K P/E (mV), x physics.wear_factor"
-    )
-    max_mV: float = Field(gt=0, description="largest shortfall (mV): no cell lands lower")
-
-    def scale(self, wear_factor: float) -> float:
-        """Exponential scale (mV) at a block wear of `wear_factor` (1 at 10K P/E)."""
-        return self.scale_mV + self.wear_scale_mV_at_10k * wear_factor
-
-
-class Sensing(_Strict):
-    """Bitline sensing time physics (virtual dies): a string discharges its bitline after
-    precharge + evaluation, evaluation = tau * string resistance. Resistances per cell are
-    k / overdrive (V): k_sel at the read reference (selected WLs), k_pass at VPASS."""
-
-    t_bl_precharge_us: float = Field(default=2.7, ge=0)
-    t_wl_precharge_us_per_block: float = Field(
-        default=0.34, ge=0, description="WL charging per activated block (one pump)"
-    )
-    t_discharge_us: float = Field(default=3.0, ge=0, description="latch strobe + discharge")
-    t_fixed_us: float = Field(default=13.0, ge=0, description="evaluation of the string ends")
-    k_sel_us_V: float = Field(default=0.066, ge=0)
-    k_pass_us_V: float = Field(default=0.02, ge=0)
-    charge_sharing_per_block: float = Field(default=0.002, ge=0)
-    min_overdrive_mV: float = Field(default=20.0, gt=0)
-
-
-class MlcMode(_Strict):
-    """MLC mode of a TLC die (2 bits a cell in the same Vth window): its Gray code, program
-    verify levels of L1..L3 (mV), read references between states (mV) and ISPP."""
-
-    gray_code: list[list[int]] = Field(
-        default=[[1, 1], [1, 0], [0, 0], [0, 1]],
-        description="per state L0..L3: bit of page type 0 (lower) and 1 (upper)",
-    )
-    verify_mV: list[float] = Field(min_length=3, max_length=3)
-    read_mV: list[float] = Field(min_length=3, max_length=3, description="references L0|L1..")
-    ispp: Ispp
-
-
-class Physics(_Strict):
-    """Virtual-die cell physics (Dong-Li-Zhang channel model in millivolts)."""
-
-    erased_mean_mV: float
-    erased_sigma_mV: float = Field(gt=0)
-    verify_mV: list[float] = Field(description="program-verify level of states L1.. in native mode")
-    slc_verify_mV: float
-    ispp: Ispp
-    slc_ispp: Ispp | None = Field(default=None, description="SLC-mode ISPP (default: ispp)")
-    slc_verify_shortfall: VerifyShortfall | None = Field(
-        default=None,
-        description="bounded exponential shortfall below verify of SLC-programmed cells "
-        "(noisy fast SLC verify); None = none",
-    )
-    prog_sigma_mV: float = Field(ge=0, description="static per-cell spread added to programmed Vth")
-    wear_sigma_mV_at_10k: float = Field(ge=0, description="extra programmed spread at 10K P/E")
-    wear_erased_shift_mV_at_10k: float = Field(ge=0)
-    wear_erased_sigma_mV_at_10k: float = Field(
-        default=0.0, ge=0, description="extra erased-state spread at 10K P/E (adds in quadrature)"
-    )
-    wear_exponent: float = Field(default=0.6, gt=0)
-    wear_saturation_pec: float | None = Field(
-        default=None,
-        gt=0,
-        description="P/E scale (cycles) of saturating wear: the wear terms quoted at 10K follow "
-        "(1 - exp(-N / this)) / (1 - exp(-10K / this)), so a fresh block (N = 1) is unworn and "
-        "trap generation levels off after a few times this; None = (N / 10K) ** wear_exponent",
-    )
-    endurance_pec: int = Field(gt=0, description="rated P/E cycles")
-    coupling: float = Field(ge=0, le=0.5, description="program interference ratio from next WL")
-    one_pass_coupling: float | None = Field(
-        default=None,
-        ge=0,
-        le=0.5,
-        description="program interference ratio from the next WL when that WL is programmed "
-        "in one pass (SLC / MLC mode: its whole Vth rise couples; native multi-pass programming "
-        "leaves only `coupling`). Dimensionless; None = coupling",
-    )
-    one_pass_coupling_diagonal: float = Field(
-        default=0.0,
-        ge=0,
-        le=0.1,
-        description="the same from the next WL's cells on the two adjacent bitlines (Dong et "
-        "al.'s diagonal term); dimensionless",
-    )
-    mlc: MlcMode | None = Field(default=None, description="MLC mode of a TLC die")
-    retention_ks: float = 0.38
-    retention_kd: float = 4e-4
-    retention_km: float = 4e-6
-    retention_t0_h: float = 1.0
-    retention_x0_mV: float = Field(description="Vth below which no retention loss")
-    retention_rise_ratio: float = Field(
-        default=0.0,
-        ge=0,
-        description="cells below x0 gain ratio x Kd's mean rate per mV below it "
-        "(x0 as a neutral Vth the erased state drifts up to); 0 = no gain",
-    )
-    retention_pec_floor: float = Field(default=100.0, ge=0, description="N used when N is small")
-    rtn_kr_mV: float = Field(ge=0, description="RTN Laplacian scale = kr * sqrt(N)")
-    rtn_floor_mV: float = Field(ge=0, description="RTN scale of a fresh cell")
-    read_disturb_mV: float = Field(ge=0, description="shift of a 0 V cell per ln(1+reads/1000)")
-    vpass_mV: float
-    stuck_cell_rate: float = Field(ge=0, le=1e-3)
-    bad_block_rate: float = Field(ge=0, le=0.1)
-    activation_energy_eV: float = 1.1
-    reference_temp_C: float = 30.0
-    sensing: Sensing = Sensing()
-
-    def wear_factor(self, pec: int) -> float:
-        """Fraction of the 10K-P/E wear terms reached after `pec` P/E cycles (1 at 10K)."""
-        n = max(float(pec), 0.0)
-        if self.wear_saturation_pec is None:
-            return (n / 10000.0) ** self.wear_exponent
-        s = self.wear_saturation_pec
-        return -math.expm1(-n / s) / -math.expm1(-10000.0 / s)
 
 
 class Power(_Strict):

@@ -14,17 +14,15 @@ die that is only identified or erased (`nandlab info`) starts without numba.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from nandlab.errors import AddressError, ProfileError, RangeError
 from nandlab.profiles.model import Profile
-from nandlab.vchip import array_image
 from nandlab.vchip import physics as ph
 from nandlab.vchip.array_image import DieImage
-from nandlab.vchip.cells import Block, StateMap, WordLine, page_data
+from nandlab.vchip.cells import NO_AGE, Ages, Block, StateMap, WordLine, age_since, page_data
 from nandlab.vchip.physics import IsppTune
 from nandlab.vchip.sensing import DriftCache, ReadNoise
 
@@ -67,9 +65,12 @@ class CellArray:
         self._cells = g.cells_per_wl
         self._nbytes = g.page_bytes + g.spare_bytes
         self._bits = g.bits_per_cell
-        self._age_h = 0.0
+        self._ages: Ages = NO_AGE
         self._blocks: dict[int, Block] = {}
         self._bad = ph.factory_bad_blocks(self._phys, self.seed, self.chip, g.blocks)
+        self._var = ph.SpatialVariation(
+            self._phys, self.seed, self.chip, g.wls_per_block, g.sub_blocks
+        )
         self._noise = ReadNoise(self.seed, self.chip, self._cells)
         self._buf = np.empty(0, dtype=np.bool_)  # sense buffer: made on first sense
         self._drift = DriftCache(self._cells)
@@ -100,8 +101,14 @@ class CellArray:
 
     @property
     def retention_age_h(self) -> float:
-        """Retention age of the die: equivalent hours at physics.reference_temp_C."""
-        return self._age_h
+        """Retention age of the die: equivalent hours at physics.reference_temp_C of its
+        slow charge loss (physics.activation_energy_eV)."""
+        return self._ages[ph.Clock.CHARGE_LOSS]
+
+    @property
+    def retention_ages(self) -> dict[str, float]:
+        """Effective age (h at physics.reference_temp_C) of every thermal mechanism."""
+        return {clock.name.lower(): self._ages[clock] for clock in ph.Clock}
 
     def is_factory_bad(self, block: int) -> bool:
         self._check_block(block)
@@ -184,7 +191,7 @@ class CellArray:
         blk.slc = None
         blk.mlc = False
         blk.reads = 0
-        blk.erase_age_h = self._age_h
+        blk.erase_age_h = self._ages
         blk.own_reads.clear()
         blk.wls.clear()
 
@@ -227,7 +234,7 @@ class CellArray:
         w = blk.wls.get(wl)
         if w is None:
             old_vth, pers = self._wl_cells(block, wl, blk, None)
-            w = WordLine(old_vth, pers, np.zeros(cells, np.uint8), set(), 0, 0.0, 0)
+            w = WordLine(old_vth, pers, np.zeros(cells, np.uint8), set(), 0, NO_AGE, 0)
         below = blk.wls.get(wl - self._sub_blocks) if wl >= self._sub_blocks else None
         packed = np.zeros((smap.bits, self._nbytes), dtype=np.uint8)
         for ptype, buf in data.items():
@@ -243,7 +250,7 @@ class CellArray:
             verify = np.array([0.0, max(top, ispp.start_mV)], dtype=np.float32)
             step = ispp.esp_step_mV if ispp.esp_step_mV > 0 else step
             sigma = phys.prog_sigma_mV / np.sqrt(1.0 + ispp.extra_steps)
-        short_scale, short_max = ph.slc_shortfall(phys, blk.pec) if slc else (0.0, 0.0)
+        short = ph.slc_shortfall(phys, blk.pec) if slc else (0.0, 0.0, 0.0)
         cpl, cpl_diag = phys.coupling, 0.0
         if (slc or mlc) and phys.one_pass_coupling is not None:
             cpl, cpl_diag = phys.one_pass_coupling, phys.one_pass_coupling_diagonal
@@ -268,8 +275,8 @@ class CellArray:
             ph.VTH_MIN_MV,
             ph.VTH_MAX_MV,
             cpl_diag,
-            short_scale,
-            short_max,
+            *short,
+            ph.program_disturb(phys, blk.pec),
         )
         ph.apply_stuck(vth, ph.stuck_cells(phys, self.seed, self.chip, block, wl, cells))
         states = [s for s in range(1, len(smap.verify)) if (verified >> s) & 1]
@@ -281,7 +288,7 @@ class CellArray:
         blk.version += 1  # this WL and, by coupling, the one below changed
         w.pages |= set(data)
         w.programs += 1
-        w.age_h = self._age_h
+        w.age_h = self._ages
         w.reads_base = blk.reads
         blk.wls[wl] = w
         blk.own_reads[wl] = 0
@@ -305,13 +312,15 @@ class CellArray:
         if self._bad[block]:
             return ph.bad_block_data(self.seed, self.chip, block, wl, self._nbytes)
         blk = self._block(block)
-        w, c = self._history(blk, wl)
+        w, c = self._history(block, blk, wl)
         blk.reads += 1
         # the RTN offset is drawn even when unused, so the noise stream does not
         # depend on which shortcut a read took
         off = self._noise.offset()
         if w is None and self._phys.stuck_cell_rate == 0.0:
-            lo, hi = ph.erased_eff_bounds(self._phys, blk.pec, c)
+            lo, hi = ph.erased_eff_bounds(
+                self._phys, blk.pec, c, self._var.erased_offset_mV(block)
+            )
             if ref_mV > hi or ref_mV < lo:  # every cell answers the same
                 return np.full(self._nbytes, 0xFF if ref_mV > hi else 0, dtype=np.uint8)
 
@@ -329,17 +338,20 @@ class CellArray:
         sense_kernel(vth, pers, rtn, self._buf, float(ref_mV), c.drift, c.rtn_per_unit)
         return np.packbits(self._buf, bitorder="little")
 
-    def _history(self, blk: Block, wl: int) -> tuple[WordLine | None, ph.SenseCoefficients]:
+    def _history(
+        self, block: int, blk: Block, wl: int
+    ) -> tuple[WordLine | None, ph.SenseCoefficients]:
         """The WL's stored state (None if erased) and the sense coefficients of its history
         (retention age, reads of the block's other WLs); counts this sensing on the WL."""
         own = blk.own_reads.get(wl, 0)
         w = blk.wls.get(wl)
         if w is not None:
-            age, others = self._age_h - w.age_h, blk.reads - w.reads_base - own
+            age, others = age_since(self._ages, w.age_h), blk.reads - w.reads_base - own
         else:
-            age, others = self._age_h - blk.erase_age_h, blk.reads - own
+            age, others = age_since(self._ages, blk.erase_age_h), blk.reads - own
         blk.own_reads[wl] = own + 1
-        return w, ph.sense_coefficients(self._phys, blk.pec, age, others)
+        factor = self._var.retention(block, wl)
+        return w, ph.sense_coefficients(self._phys, blk.pec, age, others, factor)
 
     def _wl_cells(
         self, block: int, wl: int, blk: Block, w: WordLine | None
@@ -348,8 +360,11 @@ class CellArray:
         if w is not None:
             return w.vth, w.personality
         return (
-            ph.erased_vth(self._phys, self.seed, self.chip, block, wl, blk.pec, self._cells),
-            ph.personality(self.seed, self.chip, block, wl, self._cells),
+            ph.erased_vth(
+                self._phys, self.seed, self.chip, block, wl, blk.pec, self._cells,
+                self._var.erased_offset_mV(block),
+            ),
+            ph.personality(self._phys, self.seed, self.chip, block, wl, self._cells),
         )
 
     def _drifted(
@@ -386,10 +401,11 @@ class CellArray:
     # -- time -----------------------------------------------------------------
 
     def bake(self, temp_C: float, hours: float) -> None:
-        """Hold the die at temp_C for `hours`: retention age advances by Arrhenius."""
+        """Hold the die at temp_C for `hours`: each mechanism's retention age advances by
+        Arrhenius with its own activation energy (physics.Clock)."""
         if hours < 0:
             raise RangeError(f"bake time {hours} h must be >= 0")
-        self._age_h += hours * ph.arrhenius_factor(self._phys, temp_C)
+        self._ages = ph.advance(self._phys, self._ages, temp_C, hours)
         self._drift.clear()  # the age is in the key too; this frees the memory early
 
     def elapse(self, hours: float, temp_C: float | None = None) -> None:
@@ -402,7 +418,7 @@ class CellArray:
         """The die's stored state for its image (`vchip.array_image`). It shares the block
         objects: write it out before the die changes again."""
         return DieImage(
-            self.profile.name, self.seed, self.chip, self._age_h,
+            self.profile.name, self.seed, self.chip, self._ages,
             dict(self._noise.generator.bit_generator.state), self._blocks,
         )
 
@@ -410,27 +426,7 @@ class CellArray:
     def from_image(cls, image: DieImage, profile: Profile) -> CellArray:
         """The die an image holds (read by `vchip.array_image` for `profile`)."""
         arr = cls(profile, image.seed, image.chip)
-        arr._age_h = image.age_h
-        arr._noise.generator.bit_generator.state = image.noise_state
-        arr._blocks = image.blocks
-        return arr
-
-    def save(self, path: Path) -> None:
-        """Write the die image (.npz) crash-safely: temp file, fsync, atomic replace."""
-        array_image.write(
-            Path(path),
-            DieImage(
-                self.profile.name, self.seed, self.chip, self._age_h,
-                dict(self._noise.generator.bit_generator.state), self._blocks,
-            ),
-        )
-
-    @classmethod
-    def load(cls, path: Path, profile: Profile) -> CellArray:
-        """Open a die image written by `save` for the same profile."""
-        image = array_image.read(Path(path), profile.name)
-        arr = cls(profile, image.seed, image.chip)
-        arr._age_h = image.age_h
+        arr._ages = image.age_h
         arr._noise.generator.bit_generator.state = image.noise_state
         arr._blocks = image.blocks
         return arr

@@ -10,6 +10,28 @@ import numpy as np
 
 from nandlab.errors import AddressError, RangeError
 
+Ages = tuple[float, ...]
+"""Effective ages (hours at the reference temperature), one per thermally activated
+mechanism: each advances by Arrhenius with its own activation energy, so a bake and the
+same retention at use temperature age the mechanisms differently (`physics.Clock`)."""
+
+NO_AGE: Ages = (0.0, 0.0, 0.0)
+
+
+def ages_from_json(value: object) -> Ages:
+    """Ages as a die image stores them: a list, one per clock; an older image's single
+    age (one clock for every mechanism) becomes that age on every clock."""
+    if isinstance(value, (int, float)):
+        return (float(value),) * len(NO_AGE)
+    if not isinstance(value, list) or len(value) != len(NO_AGE):
+        raise ValueError(f"retention ages {value!r}: expected {len(NO_AGE)} numbers")
+    return tuple(float(v) for v in value)
+
+
+def age_since(now: Ages, then: Ages) -> Ages:
+    """Per clock, the effective hours from `then` to `now`."""
+    return tuple(a - b for a, b in zip(now, then, strict=True))
+
 
 @dataclass
 class WordLine:
@@ -18,7 +40,7 @@ class WordLine:
     level: np.ndarray  # uint8 target state
     pages: set[int]  # page types written since the block's last erase
     programs: int  # program operations since the last erase (keys the ISPP draw)
-    age_h: float  # array retention age at the last program
+    age_h: Ages  # the array's retention ages at the last program
     reads_base: int  # block read count at the last program
 
 
@@ -28,7 +50,7 @@ class Block:
     slc: bool | None = None  # mode of the data since the last erase
     mlc: bool = False  # native-mode data written in the MLC mode (physics.mlc)
     reads: int = 0  # sensings since the last erase
-    erase_age_h: float = 0.0
+    erase_age_h: Ages = NO_AGE
     own_reads: dict[int, int] = field(default_factory=dict)  # per WL, since its program
     wls: dict[int, WordLine] = field(default_factory=dict)
     version: int = 0  # bumped by every change to a stored Vth (program, erase, wear)

@@ -41,8 +41,21 @@ if not _compiled_before():
 
 # Drift terms (one WL's sense coefficients, physics.SenseCoefficients.drift), in mV:
 # (x0, retention mean per mV above x0, retention deviation per sqrt(mV) per personality
-# unit, rise per mV below x0, read-disturb gain per mV below vpass, vpass).
-DriftTerms = tuple[float, float, float, float, float, float]
+# unit, erased-state rise per mV below its neutral Vth, that neutral Vth, read-disturb gain
+# per mV below vpass, vpass).
+DriftTerms = tuple[float, float, float, float, float, float, float]
+
+# physics.PERSONALITY_SCALE / _KNEE / _STRETCH: the personality's int8 companding
+_P_KNEE = np.float32(3.0 * 32.0)
+_P_STRETCH_LESS_1 = np.float32(10.0 - 1.0)
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def _personality_units(p: np.float32) -> np.float32:
+    """A personality code in units of 1/32 sigma: exact within the knee (3 sigma), the
+    compressed tail beyond it stretched back (physics.personality_z x 32)."""
+    excess = max(abs(p) - _P_KNEE, np.float32(0.0))
+    return p + np.float32(np.copysign(excess, p)) * _P_STRETCH_LESS_1
 
 
 @njit(cache=True, fastmath=True, inline="always")
@@ -50,12 +63,13 @@ def _drifted(x: np.float32, personality: np.float32, drift: DriftTerms) -> np.fl
     """x - retention + rise + read_disturb of one cell (float32): the deterministic part
     of its effective Vth (see sense_kernel). Inlined: the scalar conversions are loop
     invariants of the caller."""
-    x0_mV, ret_mean, ret_dev, ret_rise, rd_per_mV, vpass_mV = drift
+    x0_mV, ret_mean, ret_dev, ret_rise, rise_to_mV, rd_per_mV, vpass_mV = drift
     zero = np.float32(0.0)
     x0 = np.float32(x0_mV)
     d = max(x - x0, zero)
-    loss = max(np.float32(ret_mean) * d + np.float32(ret_dev) * personality * np.sqrt(d), zero)
-    rise = np.float32(ret_rise) * max(x0 - x, zero)
+    dev = np.float32(ret_dev) * _personality_units(personality)
+    loss = max(np.float32(ret_mean) * d + dev * np.sqrt(d), zero)
+    rise = np.float32(ret_rise) * max(np.float32(rise_to_mV) - x, zero)
     return x - loss + rise + np.float32(rd_per_mV) * max(np.float32(vpass_mV) - x, zero)
 
 
@@ -73,8 +87,10 @@ def sense_kernel(
 
     Vth_eff = x - retention + rise + read_disturb + rtn, with x the stored Vth (mV):
     retention = max(ret_mean * d + ret_dev * personality * sqrt(d), 0), d = max(x - x0, 0)
-    (charge only leaves a programmed cell: a tight cell loses nothing, it never gains);
-    rise = ret_rise * max(x0 - x, 0) (a cell below x0 drifts up toward it);
+    (charge only leaves a programmed cell: a tight cell loses nothing, it never gains; the
+    personality decoded from its int8 code);
+    rise = ret_rise * max(rise_to - x, 0) (a cell below the erased-state shift's neutral
+    Vth drifts up toward it);
     read_disturb = rd_per_mV * max(vpass - x, 0); rtn = rtn_per_unit * table slice.
     """
     ref = np.float32(ref_mV)
@@ -128,14 +144,14 @@ def _mix64(z: np.uint64) -> np.uint64:
 
 
 @njit(cache=True, inline="always")
-def _normal(h: np.uint64, body: np.ndarray, tail: np.ndarray) -> np.float32:
+def _normal(h: np.uint64, body: np.ndarray, tail: np.ndarray, far: np.ndarray) -> np.float32:
     """Standard normal from 64 hash bits by inverse-CDF table.
 
     The top 16 bits pick one of 65536 equal-probability buckets (`body`,
     quantiles at k/2^16), the next 16 interpolate inside it. The two end
-    buckets resolve 16 more bits in `tail` (lower-tail quantiles at k/2^32),
-    so every bucket carries its exact probability and the tails stay Gaussian
-    out to ~6 sigma.
+    buckets resolve 16 more bits in `tail` (lower-tail quantiles at k/2^32), and
+    their end sub-buckets the last 16 in `far` (k/2^48), so every bucket carries its
+    exact probability and the tails stay Gaussian out to 8.2 sigma (2^-56).
     """
     last = np.int64(65535)
     idx = np.int64(h >> _S48)
@@ -145,8 +161,15 @@ def _normal(h: np.uint64, body: np.ndarray, tail: np.ndarray) -> np.float32:
         if idx == last:
             sub = last - sub
             fine = np.float32(1.0) - fine
-        lo = tail[sub]
-        z = lo + fine * (tail[sub + 1] - lo)
+        if sub == 0:
+            k = np.int64(h & _LOW16)
+            if idx == last:
+                k = last - k
+            lo = far[k]
+            z = lo + fine * (far[k + 1] - lo)
+        else:
+            lo = tail[sub]
+            z = lo + fine * (tail[sub + 1] - lo)
         return z if idx == 0 else -z
     frac = np.float32(sub) * np.float32(1.0 / 65536.0)
     lo = body[idx]
@@ -159,20 +182,66 @@ def normal_fill_int(
     key: np.uint64,
     body: np.ndarray,
     tail: np.ndarray,
+    far: np.ndarray,
     mean: float,
     scale: float,
     lo: float,
     hi: float,
 ) -> None:
     """out[i] = clip(round(mean + scale * z_i), lo, hi) for an integer array `out`,
-    z_i the draws of normal_fill."""
+    z_i the standard normal draws of stream `key`."""
     m = np.float32(mean)
     sc = np.float32(scale)
     vlo = np.float32(lo)
     vhi = np.float32(hi)
     for i in range(out.shape[0]):
-        z = _normal(_mix64(key + np.uint64(i) * _GOLDEN), body, tail)
+        z = _normal(_mix64(key + np.uint64(i) * _GOLDEN), body, tail, far)
         out[i] = np.int32(np.rint(min(max(m + sc * z, vlo), vhi)))
+
+
+@njit(cache=True, inline="always")
+def _uniform53(h: np.uint64) -> np.float64:
+    """Uniform [0, 1) from the top 53 hash bits: resolves probabilities down to 2^-53."""
+    return np.float64(h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def shortfall_mV(u: float, scale: float, knee: float, tail: float) -> float:
+    """SLC verify shortfall of a uniform u in [0, 1): E = scale * Exp(1) up to the knee,
+    knee + tail * sqrt(2 (E - knee) / scale) beyond, so that
+    P(drop > knee + y) = exp(-knee / scale) * exp(-y^2 / (2 tail^2))."""
+    e = -scale * np.log(1.0 - u)
+    if e > knee:
+        e = knee + tail * np.sqrt(2.0 * (e - knee) / scale)
+    return e
+
+
+@njit(cache=True, fastmath=True)
+def personality_fill(
+    out: np.ndarray,
+    key: np.uint64,
+    outlier_key: np.uint64,
+    body: np.ndarray,
+    tail: np.ndarray,
+    far: np.ndarray,
+    outlier_rate: float,
+    outlier_spread: float,
+) -> None:
+    """out[i] (int8): the companded personality of cell i (see _personality_units): z_i
+    of stream `key`, times outlier_spread for the cells whose uniform of `outlier_key` is
+    below outlier_rate."""
+    rate = np.float64(outlier_rate)
+    spread = np.float32(outlier_spread)
+    knee = _P_KNEE
+    for i in range(out.shape[0]):
+        c = np.uint64(i) * _GOLDEN
+        z = _normal(_mix64(key + c), body, tail, far) * np.float32(32.0)
+        if _uniform53(_mix64(outlier_key + c)) < rate:
+            z *= spread
+        excess = max(abs(z) - knee, np.float32(0.0))
+        u = z - np.float32(np.copysign(excess, z)) * (np.float32(1.0) - np.float32(1.0) / (
+            _P_STRETCH_LESS_1 + np.float32(1.0)))
+        out[i] = np.int32(np.rint(min(max(u, np.float32(-127.0)), np.float32(127.0))))
 
 
 @njit(cache=True, inline="always")
@@ -194,6 +263,7 @@ def program_kernel(
     keys: np.ndarray,
     body: np.ndarray,
     tail: np.ndarray,
+    far: np.ndarray,
     step_mV: float,
     prog_sigma_mV: float,
     wear_sigma_mV: float,
@@ -204,6 +274,8 @@ def program_kernel(
     coupling_diag: float = 0.0,
     short_scale_mV: float = 0.0,
     short_max_mV: float = 0.0,
+    short_tail_mV: float = 0.0,
+    disturb_mV: int = 0,
 ) -> int:
     """One program operation on one WL, in place; returns the bit set of states verified.
 
@@ -217,8 +289,11 @@ def program_kernel(
     keys[2] wear. `below` (empty if none) is the string neighbour programmed
     earlier: it gains coupling * (new - old) Vth of this cell, and its cells on the two
     adjacent bitlines (j - 1, j + 1) gain coupling_diag * (new - old) each.
-    short_scale_mV > 0 (SLC verify shortfall): the landing drops by
-    min(short_scale_mV * Exp(1), short_max_mV), the exponential from keys[3].
+    short_scale_mV > 0 (SLC verify shortfall): the landing drops by E = short_scale_mV *
+    Exp(1) (53-bit uniform of keys[3]) up to the knee short_max_mV, and by
+    knee + short_tail_mV * sqrt(2 (E - knee) / short_scale_mV) beyond it, so
+    P(drop > knee + y) = exp(-knee / scale) exp(-y^2 / (2 tail^2)): no hard bound.
+    disturb_mV (program disturb): every cell that stays erased (inhibited) rises by it.
     """
     bits = pages.shape[0]
     step = np.float32(step_mV)
@@ -229,9 +304,10 @@ def program_kernel(
     has_below = below.shape[0] == vth.shape[0]
     has_diag = has_below and coupling_diag > 0.0
     has_short = short_scale_mV > 0.0
-    ss = np.float32(short_scale_mV)
-    smax = np.float32(short_max_mV)
-    one = np.float32(1.0)
+    ss = np.float64(short_scale_mV)
+    smax = np.float64(short_max_mV)
+    stail = np.float64(short_tail_mV)
+    pd = np.int32(disturb_mV)
     n = vth.shape[0]
     # pass 1, free of data-dependent branches: every cell's target; the cells that
     # move listed in order (the landing pass below then mispredicts nothing per cell)
@@ -246,6 +322,7 @@ def program_kernel(
             from_pages |= ((pages[p, byte] >> shift) & 1) << p
         target = lowest[(codes[lvl] & from_code) | (from_pages & present)]
         level[j] = target
+        vth[j] = min(vth[j] + pd * np.int32(target == 0), vth_max)
         moved[m] = j
         m += (target != lvl) & (target != 0)
     verified = 0
@@ -257,12 +334,12 @@ def program_kernel(
         landing = (
             verify[target]
             + _uniform(_mix64(keys[1] + c)) * step
-            + _normal(_mix64(keys[0] + c), body, tail) * ps
-            + _normal(_mix64(keys[2] + c), body, tail) * ws
+            + _normal(_mix64(keys[0] + c), body, tail, far) * ps
+            + _normal(_mix64(keys[2] + c), body, tail, far) * ws
         )
         if has_short:
-            u = _uniform(_mix64(keys[3] + c))
-            landing -= min(-ss * np.log(one - u), smax)
+            u = _uniform53(_mix64(keys[3] + c))
+            landing -= np.float32(shortfall_mV(u, ss, smax, stail))
         old = vth[j]
         new = np.int32(np.rint(min(max(landing, np.float32(old)), np.float32(vth_max))))
         vth[j] = new

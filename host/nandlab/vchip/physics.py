@@ -13,13 +13,21 @@ cells it programs), and a WL costs a fraction of numpy's generators.
 
 Retention follows Dong, Li and Zhang's MLC channel model: for a cell at Vth x
 (volts) the loss after t hours at the reference temperature has mean
-Ks*Kd*N^0.5*ln(1+t/t0)*(x-x0) and variance Ks*Km*N^0.6*ln(1+t/t0)*(x-x0).
-The per-cell deviation is static: it is the cell's stored personality, so a
-leaky cell stays leaky across reads. A cell's loss is clamped at zero: retention
-removes charge, it never adds any. A profile may also let cells below x0 drift up
-toward it (physics.retention_rise_ratio, default 0): x0 then acts as the neutral
-Vth that erased cells approach (hole de-trapping, charge spreading from programmed
-neighbours) while programmed cells leave it.
+Ks*Kd*N^0.5*D*(x-x0) and variance Ks*Km*N^0.6*D*(x-x0), with the dose
+D = ln(1+t_slow/t0) + w_fast*(1-exp(-t_fast/tau)): a slow component (Dong's) and an
+optional fast one (shallow-trap de-trapping of charge-trap cells). The per-cell
+deviation is static: it is the cell's stored personality, so a leaky cell stays leaky
+across reads; a small outlier population (tail bits) has a wider one. A cell's loss is
+clamped at zero: retention removes charge, it never adds any. The erased-state shift
+(physics.erased_shift) lets cells below a neutral Vth climb toward it.
+
+Each thermally activated mechanism keeps its own clock (`Clock`): a bake at T adds
+hours x exp(Ea/k (1/T_ref - 1/T)) with the mechanism's own Ea, so a bake planned with
+one activation energy ages the others more or less than the retention it stands for.
+
+Distributions have no hard bounds: the inverse-CDF tables resolve the normal's tails to
+2^-56 (8.2 sigma), the personality keeps 3 sigma exactly and compresses beyond (to 12.7
+sigma), the SLC verify shortfall rolls off as a Gaussian past its knee.
 """
 
 from __future__ import annotations
@@ -33,14 +41,18 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import DTypeLike
 
-from nandlab.profiles.model import Ispp, Physics
+from nandlab.profiles.physics_model import Ispp, Physics
+from nandlab.vchip.cells import Ages
 
-BOLTZMANN_EV_PER_K = 8.617333e-5
+BOLTZMANN_EV_PER_K = 8.617333262e-5  # CODATA 2018 (exact SI k / e)
 KELVIN_OFFSET = 273.15
 
-# Personality int8 = round(z * PERSONALITY_SCALE) of a standard normal z,
-# clipped to int8: +-127/32 keeps the tails out to ~4 sigma.
+# Personality int8 = round(u * PERSONALITY_SCALE), u = z within PERSONALITY_KNEE sigmas
+# of a (standard normal, or outlier-wide) z, compressed PERSONALITY_STRETCH times beyond:
+# the core is exact, the tails reach 3 + 0.97 x 10 = 12.7 sigma (kernel._personality_z).
 PERSONALITY_SCALE = 32.0
+PERSONALITY_KNEE = 3.0
+PERSONALITY_STRETCH = 10.0
 # Stuck cells sit far outside any reference the DAC can reach, so no shift
 # (retention, read disturb, RTN, interference) can move them across one.
 STUCK_HIGH_MV = 30000
@@ -70,6 +82,43 @@ class Stream(IntEnum):
     RTN_TABLE = 7
     READ_NOISE = 8
     BAD_BLOCK_DATA = 9
+    VARIATION = 10
+
+
+class Clock(IntEnum):
+    """The thermally activated mechanisms, each with its own effective age (cells.Ages)."""
+
+    CHARGE_LOSS = 0  # slow charge loss (Dong et al.), physics.activation_energy_eV
+    FAST_DETRAP = 1  # physics.fast_charge_loss
+    ERASED_SHIFT = 2  # physics.erased_shift
+
+
+def clock_energies(phys: Physics) -> tuple[float, float, float]:
+    """Activation energy (eV) of each clock; a mechanism the profile lacks takes the slow
+    charge loss's (its clock is then never read)."""
+    ea = phys.activation_energy_eV
+    fast, er = phys.fast_charge_loss, phys.erased_shift
+    return (
+        ea,
+        fast.activation_energy_eV if fast is not None else ea,
+        er.activation_energy_eV if er is not None else ea,
+    )
+
+
+def acceleration(ea_eV: float, ref_C: float, temp_C: float) -> float:
+    """Hours at ref_C equivalent to one hour at temp_C for a mechanism of energy ea_eV."""
+    t = temp_C + KELVIN_OFFSET
+    t_ref = ref_C + KELVIN_OFFSET
+    return math.exp(ea_eV / BOLTZMANN_EV_PER_K * (1.0 / t_ref - 1.0 / t))
+
+
+def advance(phys: Physics, ages: Ages, temp_C: float, hours: float) -> Ages:
+    """`ages` after `hours` at temp_C: every clock by its own Arrhenius factor."""
+    ref = phys.reference_temp_C
+    return tuple(
+        a + hours * acceleration(ea, ref, temp_C)
+        for a, ea in zip(ages, clock_energies(phys), strict=True)
+    )
 
 
 def keyed_rng(seed: int, chip: int, stream: Stream, *key: int) -> np.random.Generator:
@@ -91,13 +140,18 @@ def stream_key(seed: int, chip: int, stream: Stream, *key: int) -> np.uint64:
 
 
 @cache
-def normal_tables() -> tuple[np.ndarray, np.ndarray]:
-    """Inverse normal CDF tables of kernel._normal: body at k/2^16, lower tail at k/2^32."""
+def normal_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Inverse normal CDF tables of kernel._normal: body at k/2^16, lower tail at k/2^32,
+    far tail at k/2^48 (its first entry at 2^-56: 8.2 sigma)."""
     inv = NormalDist().inv_cdf
-    smallest = 2.0**-34
-    body = [inv(min(max(k / 65536.0, smallest), 1.0 - smallest)) for k in range(65537)]
-    tail = [inv(max(k / 2.0**32, smallest)) for k in range(65537)]
-    return np.array(body, dtype=np.float32), np.array(tail, dtype=np.float32)
+    body = [inv(min(max(k / 65536.0, 2.0**-34), 1.0 - 2.0**-34)) for k in range(65537)]
+    tail = [inv(max(k / 2.0**32, 2.0**-50)) for k in range(65537)]
+    far = [inv(max(k / 2.0**48, 2.0**-56)) for k in range(65537)]
+    return (
+        np.array(body, dtype=np.float32),
+        np.array(tail, dtype=np.float32),
+        np.array(far, dtype=np.float32),
+    )
 
 
 def normals_int(
@@ -120,17 +174,77 @@ def wear_factor(phys: Physics, pec: int) -> float:
 
 
 def arrhenius_factor(phys: Physics, temp_C: float) -> float:
-    """Hours at the reference temperature equivalent to one hour at temp_C."""
-    t = temp_C + KELVIN_OFFSET
-    t_ref = phys.reference_temp_C + KELVIN_OFFSET
-    return math.exp(phys.activation_energy_eV / BOLTZMANN_EV_PER_K * (1.0 / t_ref - 1.0 / t))
+    """Hours at the reference temperature equivalent to one hour at temp_C, for the slow
+    charge loss (physics.activation_energy_eV)."""
+    return acceleration(phys.activation_energy_eV, phys.reference_temp_C, temp_C)
 
 
-def personality(seed: int, chip: int, block: int, wl: int, cells: int) -> np.ndarray:
-    """The cells' personality (int8): their static leakiness, fixed for life
-    (keyed without the erase count, so it survives erases)."""
-    key = stream_key(seed, chip, Stream.STATIC, block, wl, 0)
-    return normals_int(key, cells, np.int8, 0.0, PERSONALITY_SCALE, -127, 127)
+def personality(
+    phys: Physics, seed: int, chip: int, block: int, wl: int, cells: int
+) -> np.ndarray:
+    """The cells' personality (int8, companded: kernel._personality_z): their static
+    leakiness, fixed for life (keyed without the erase count, so it survives erases); a
+    fraction physics.outlier_rate of the cells draws it physics.outlier_spread x wider."""
+    from nandlab.vchip.kernel import personality_fill
+
+    out = np.empty(cells, dtype=np.int8)
+    personality_fill(
+        out,
+        stream_key(seed, chip, Stream.STATIC, block, wl, 0),
+        stream_key(seed, chip, Stream.STATIC, block, wl, 2),
+        *normal_tables(),
+        phys.outlier_rate,
+        phys.outlier_spread,
+    )
+    return out
+
+
+def personality_z(code: float) -> float:
+    """The personality in sigmas that an int8 code stands for (kernel._personality_z)."""
+    u = code / PERSONALITY_SCALE
+    return u + math.copysign(max(abs(u) - PERSONALITY_KNEE, 0.0), u) * (PERSONALITY_STRETCH - 1)
+
+
+class SpatialVariation:
+    """Chip-to-chip, block-to-block and layer variation of one die (physics.variation),
+    from (seed, chip): the retention rate's factor per (block, WL) and the erased mean's
+    offset per block."""
+
+    def __init__(self, phys: Physics, seed: int, chip: int, wls: int, sub_blocks: int) -> None:
+        self._v = phys.variation
+        self._seed, self._chip = seed, chip
+        z = keyed_rng(seed, chip, Stream.VARIATION).standard_normal(2)
+        self.chip_retention = math.exp(self._v.chip_retention_sigma * float(z[0]))
+        self.chip_erased_mV = self._v.chip_erased_sigma_mV * float(z[1])
+        self._sub_blocks = sub_blocks
+        self._layers = max(wls // sub_blocks, 1)
+        self._blocks: dict[int, tuple[float, float]] = {}
+
+    def _block(self, block: int) -> tuple[float, float]:
+        hit = self._blocks.get(block)
+        if hit is None:
+            z = keyed_rng(self._seed, self._chip, Stream.VARIATION, block).standard_normal(2)
+            hit = self._blocks[block] = (
+                math.exp(self._v.block_retention_sigma * float(z[0])),
+                self._v.block_erased_sigma_mV * float(z[1]),
+            )
+        return hit
+
+    def layer_retention(self, wl: int) -> float:
+        """Relative retention rate of the WL's layer (WL 0 at the bottom layer)."""
+        layer = wl // self._sub_blocks
+        top = self._layers - 1
+        pos = layer / top if top > 0 else 0.5
+        edge = self._v.edge_layer_retention if top > 0 and layer in (0, top) else 0.0
+        return 1.0 + self._v.layer_retention_slope * (0.5 - pos) + edge
+
+    def retention(self, block: int, wl: int) -> float:
+        """Factor on the retention (charge loss, erased shift) rate of cell WL (block, wl)."""
+        return self.chip_retention * self._block(block)[0] * self.layer_retention(wl)
+
+    def erased_offset_mV(self, block: int) -> float:
+        """Offset of the block's erased mean (mV) from the profile's."""
+        return self.chip_erased_mV + self._block(block)[1]
 
 
 def stuck_cells(
@@ -155,12 +269,20 @@ def apply_stuck(vth: np.ndarray, stuck: tuple[np.ndarray, np.ndarray] | None) ->
 
 
 def erased_vth(
-    phys: Physics, seed: int, chip: int, block: int, wl: int, erase_count: int, cells: int
+    phys: Physics,
+    seed: int,
+    chip: int,
+    block: int,
+    wl: int,
+    erase_count: int,
+    cells: int,
+    offset_mV: float = 0.0,
 ) -> np.ndarray:
-    """Erased Vth (int16 mV) of one WL after erase number `erase_count` (wear-shifted)."""
+    """Erased Vth (int16 mV) of one WL after erase number `erase_count` (wear-shifted;
+    `offset_mV`: the block's spatial variation)."""
     key = stream_key(seed, chip, Stream.ERASED, block, wl, erase_count)
     wf = wear_factor(phys, erase_count)
-    mean = phys.erased_mean_mV + phys.wear_erased_shift_mV_at_10k * wf
+    mean = phys.erased_mean_mV + phys.wear_erased_shift_mV_at_10k * wf + offset_mV
     sigma = math.hypot(phys.erased_sigma_mV, phys.wear_erased_sigma_mV_at_10k * wf)
     out = normals_int(key, cells, np.int16, mean, sigma, VTH_MIN_MV, VTH_MAX_MV)
     apply_stuck(out, stuck_cells(phys, seed, chip, block, wl, cells))
@@ -183,13 +305,18 @@ def program_keys(
     )
 
 
-def slc_shortfall(phys: Physics, pec: int) -> tuple[float, float]:
-    """(exponential scale, max) in mV of the SLC verify shortfall at `pec` P/E cycles
-    (physics.slc_verify_shortfall; (0, 0) = none)."""
+def slc_shortfall(phys: Physics, pec: int) -> tuple[float, float, float]:
+    """(exponential scale, knee, tail width) in mV of the SLC verify shortfall at `pec`
+    P/E cycles (physics.slc_verify_shortfall; zeros = none)."""
     s = phys.slc_verify_shortfall
     if s is None:
-        return 0.0, 0.0
-    return s.scale(wear_factor(phys, pec)), s.max_mV
+        return 0.0, 0.0, 0.0
+    return s.scale(wear_factor(phys, pec)), s.max_mV, s.tail_mV
+
+
+def program_disturb(phys: Physics, pec: int) -> int:
+    """Rise (mV) of each inhibited erased cell of a WL per program operation."""
+    return round(phys.program_disturb_mV * (1.0 + 2.0 * wear_factor(phys, pec)) / 3.0)
 
 
 def wear_sigma(phys: Physics, pec: int) -> float:
@@ -197,21 +324,24 @@ def wear_sigma(phys: Physics, pec: int) -> float:
     return phys.wear_sigma_mV_at_10k * wear_factor(phys, pec)
 
 
-def erased_eff_bounds(phys: Physics, erase_count: int, c: SenseCoefficients) -> tuple[float, float]:
+def erased_eff_bounds(
+    phys: Physics, erase_count: int, c: SenseCoefficients, offset_mV: float = 0.0
+) -> tuple[float, float]:
     """Bounds (mV) on every Vth_eff that sensing an unprogrammed WL can produce.
 
-    The draws are bounded by construction (inverse-CDF table, int8 personality,
-    int16 RTN table), so a reference outside these bounds gives a known answer.
+    The draws' extremes are finite (the far-tail table's 8.2 sigma, the personality's
+    12.7 sigma, the RTN table's int16 range), so a reference outside these bounds gives a
+    known answer; the bounds are wide enough that no finite sample gets near them.
     """
-    z_max = -float(normal_tables()[1][0])
+    z_max = -float(normal_tables()[2][0])
     wf = wear_factor(phys, erase_count)
-    mean = phys.erased_mean_mV + phys.wear_erased_shift_mV_at_10k * wf
+    mean = phys.erased_mean_mV + phys.wear_erased_shift_mV_at_10k * wf + offset_mV
     sigma = math.hypot(phys.erased_sigma_mV, phys.wear_erased_sigma_mV_at_10k * wf)
     x_lo, x_hi = math.floor(mean - z_max * sigma), math.ceil(mean + z_max * sigma)
     d_hi = max(x_hi - c.x0_mV, 0.0)
-    dev = c.ret_dev * 127 * math.sqrt(d_hi)
+    dev = c.ret_dev * personality_z(127) * PERSONALITY_SCALE * math.sqrt(d_hi)
     rtn = c.rtn_per_unit * 32767
-    hi = (x_hi + dev + c.ret_rise * max(c.x0_mV - x_lo, 0.0)
+    hi = (x_hi + dev + c.ret_rise * max(c.rise_to_mV - x_lo, 0.0)
           + c.rd_per_mV * max(c.vpass_mV - x_lo, 0.0) + rtn)
     lo = x_lo - c.ret_mean * d_hi - dev + c.rd_per_mV * max(c.vpass_mV - x_hi, 0.0) - rtn
     return lo - 1.0, hi + 1.0  # margin for float32 rounding in the kernel
@@ -289,29 +419,48 @@ class SenseCoefficients:
     x0_mV: float  # retention: no loss below this Vth
     ret_mean: float  # retention mean loss per mV above x0
     ret_dev: float  # retention deviation per sqrt(mV above x0) per personality unit
-    ret_rise: float  # retention gain per mV below x0 (physics.retention_rise_ratio x ret_mean)
+    ret_rise: float  # erased-state shift: gain per mV below rise_to_mV
+    rise_to_mV: float  # the neutral Vth that the erased-state shift approaches
     rd_per_mV: float  # read-disturb gain per mV below vpass
     vpass_mV: float
     rtn_per_unit: float  # RTN mV per Laplace table unit
 
     @property
-    def drift(self) -> tuple[float, float, float, float, float, float]:
+    def drift(self) -> tuple[float, float, float, float, float, float, float]:
         """The terms of the deterministic Vth shift, in kernel.DriftTerms order."""
-        return (self.x0_mV, self.ret_mean, self.ret_dev, self.ret_rise, self.rd_per_mV,
-                self.vpass_mV)
+        return (self.x0_mV, self.ret_mean, self.ret_dev, self.ret_rise, self.rise_to_mV,
+                self.rd_per_mV, self.vpass_mV)
+
+
+def retention_dose(phys: Physics, ages: Ages) -> float:
+    """D of the retention mean and variance: ln(1 + t/t0) on the slow clock plus the fast
+    component's w (1 - exp(-t/tau)) on its own."""
+    dose = math.log1p(max(ages[Clock.CHARGE_LOSS], 0.0) / phys.retention_t0_h)
+    fast = phys.fast_charge_loss
+    if fast is not None:
+        dose += fast.weight * -math.expm1(-max(ages[Clock.FAST_DETRAP], 0.0) / fast.tau_h)
+    return dose
 
 
 def sense_coefficients(
-    phys: Physics, pec: int, age_h: float, other_reads: int
+    phys: Physics, pec: int, ages: Ages, other_reads: int, retention_factor: float = 1.0
 ) -> SenseCoefficients:
-    """Scalars for sensing a WL with `pec` cycles, programmed `age_h` equivalent hours ago,
-    after `other_reads` reads of the block's other WLs since then."""
+    """Scalars for sensing a WL with `pec` cycles, programmed `ages` (effective hours per
+    Clock) ago, after `other_reads` reads of the block's other WLs since then;
+    `retention_factor`: the WL's spatial variation of the retention rate."""
     n = max(float(pec), phys.retention_pec_floor)
-    log_t = math.log1p(max(age_h, 0.0) / phys.retention_t0_h)
-    ret_mean = phys.retention_ks * phys.retention_kd * math.sqrt(n) * log_t
-    ret_var_per_V = phys.retention_ks * phys.retention_km * n**0.6 * log_t
+    rate = phys.retention_ks * math.sqrt(n) * retention_factor
+    dose = retention_dose(phys, ages)
+    ret_mean = rate * phys.retention_kd * dose
+    ret_var_per_V = phys.retention_ks * phys.retention_km * n**0.6 * dose * retention_factor
     # std_V = sqrt(k * d_V) -> std_mV = sqrt(1000 k) * sqrt(d_mV)
     ret_dev = math.sqrt(1000.0 * ret_var_per_V) / PERSONALITY_SCALE
+    er = phys.erased_shift
+    rise, rise_to = 0.0, phys.retention_x0_mV
+    if er is not None:
+        er_dose = math.log1p(max(ages[Clock.ERASED_SHIFT], 0.0) / phys.retention_t0_h)
+        # a rising cell approaches the neutral Vth, it never passes it
+        rise, rise_to = min(er.ratio * rate * phys.retention_kd * er_dose, 1.0), er.neutral_mV
     rd_mV = (
         phys.read_disturb_mV
         * math.sqrt(1.0 + pec / 1000.0)
@@ -322,8 +471,8 @@ def sense_coefficients(
         x0_mV=phys.retention_x0_mV,
         ret_mean=ret_mean,
         ret_dev=ret_dev,
-        # a rising cell approaches x0, it never passes it
-        ret_rise=min(ret_mean * phys.retention_rise_ratio, 1.0),
+        ret_rise=rise,
+        rise_to_mV=rise_to,
         rd_per_mV=rd_mV / phys.vpass_mV,
         vpass_mV=phys.vpass_mV,
         rtn_per_unit=rtn_mV / RTN_TABLE_ONE,
