@@ -21,6 +21,7 @@ from nandlab.cli.common import (
     yes_option,
 )
 from nandlab.errors import ReadOnlyDataError, UsageError
+from nandlab.onfi.interface import part_modes
 from nandlab.onfi_spec.opcodes import Status
 from nandlab.ops.pattern import PATTERNS, page_pattern
 from nandlab.profiles import builtin_names, load_profile
@@ -86,6 +87,8 @@ def info(url: str, fresh: bool, as_json: bool) -> None:
     with open_chip(url, fresh, read_only=True) as (_, chip):
         ident = chip.identify()
         geometry = chip.geometry
+        interface = chip.negotiate_interface()
+    offered = part_modes(ident.fields).describe()
     crc = (
         f"copy {ident.parameter_page_copy} passed its CRC"
         if ident.parameter_page_copy is not None
@@ -104,6 +107,11 @@ def info(url: str, fresh: bool, as_json: bool) -> None:
             "bits_per_cell": geometry.bits_per_cell,
             "column_cycles": geometry.column_cycles,
             "row_cycles": geometry.row_cycles,
+        }
+        doc["interfaces"] = {
+            "offered": offered,
+            "negotiated": {"interface": interface.interface, "mode": interface.mode,
+                           "data_rate_mts": interface.data_rate_mts, "reason": interface.reason},
         }
         print_json(doc)
         return
@@ -130,6 +138,9 @@ def info(url: str, fresh: bool, as_json: bool) -> None:
     table.add_row("ECC required", ecc)
     table.add_row("endurance", f"{f['endurance_value']}e{f['endurance_multiplier']} P/E cycles")
     table.add_row("SDR timing modes", ", ".join(modes) or "-")
+    table.add_row("data interfaces", offered)
+    why = f" ({interface.reason})" if interface.reason else ""
+    table.add_row("negotiated interface", f"{interface}{why}")
     table.add_row(
         "tR / tPROG / tBERS (max)", f"{f['t_r_us']} / {f['t_prog_us']} / {f['t_bers_us']} µs"
     )

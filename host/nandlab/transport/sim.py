@@ -59,9 +59,12 @@ BENCH_CAPABILITIES = frozenset(
         "cache_program",
         "multiplane",
         "copyback",
+        "nv-ddr2",
+        "nv-ddr3",
     }
 )
-"""What every sim bench's controller can do (its oven and wear fast-forward are roles);
+"""What every sim bench's controller can do (its oven and wear fast-forward are roles;
+"nv-ddr2" / "nv-ddr3": it runs every tabled mode of those interfaces);
 chip capabilities come from the profile's vendor section."""
 VENDOR_CAPABILITIES = (
     "slc_mode",
