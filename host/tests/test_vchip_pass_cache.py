@@ -1,9 +1,13 @@
-"""MWS keeps each string's pass resistance while the block's stored Vth holds:
-the kept row is bit for bit a fresh sum, and programming or erasing the block replaces
-it. Checked against an independent sum, k_pass / max(VPASS - Vth, min overdrive) over
-the string's unselected WLs in float64, and against a twin array that never keeps it."""
+"""MWS keeps each string's pass resistance as an exact float64 sum over all its WLs and
+subtracts the selected ones: the row it hands the sensing is the correctly rounded sum of
+the unselected WLs' float32 terms, whichever WLs are selected, and programming or
+erasing the block replaces the kept sum. Checked against an independent sum:
+math.fsum (exact, then rounded once) of float32(k_pass / max(VPASS - Vth, floor)) over the
+string's unselected WLs, computed here in numpy."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -24,42 +28,50 @@ def _programmed(seed: int = 4) -> CellArray:
     return arr
 
 
-def _reference(arr: CellArray, skip: tuple[int, ...]) -> np.ndarray:
+def _reference(arr: CellArray, skip: tuple[int, ...], cells: slice) -> np.ndarray:
     phys = arr.profile.physics
     sens, vpass = phys.sensing, phys.vpass_mV
-    kp = sens.k_pass_us_V * 1000.0
+    kp = np.float32(sens.k_pass_us_V * 1000.0)
     blk = arr._blocks[BLOCK]
-    total = np.zeros(arr.profile.geometry.cells_per_wl)
-    for wl in range(SUB, arr.profile.geometry.wls_per_block, arr.profile.geometry.sub_blocks):
+    geo = arr.profile.geometry
+    terms = []
+    for wl in range(SUB, geo.wls_per_block, geo.sub_blocks):
         if wl in skip:
             continue
         w = blk.wls.get(wl)
-        vth = np.full(total.size, phys.erased_mean_mV) if w is None else w.vth.astype(float)
-        floor = 1.0 if w is None else sens.min_overdrive_mV
-        total += kp / np.maximum(vpass - vth, floor)
-    return total
+        if w is None:
+            erased = sens.k_pass_us_V * 1000.0 / max(vpass - phys.erased_mean_mV, 1.0)
+            terms.append(np.full(geo.cells_per_wl, np.float32(erased))[cells])
+        else:
+            od = np.maximum(np.float32(vpass) - w.vth[cells].astype(np.float32),
+                            np.float32(sens.min_overdrive_mV))
+            terms.append(kp / od)
+    stacked = np.stack(terms).astype(np.float64)
+    return np.array([math.fsum(col) for col in stacked.T], dtype=np.float32)
 
 
-def test_kept_row_is_the_sum_and_program_replaces_it() -> None:
+CELLS = slice(0, 4000)  # fsum per cell is slow: a slice of the WL is enough
+
+
+def test_row_is_the_exactly_rounded_sum_and_program_replaces_it() -> None:
     arr = _programmed()
-    first = arr.mws.pass_resistance(BLOCK, SUB, (SUB,))
-    np.testing.assert_allclose(first, _reference(arr, (SUB,)), rtol=1e-4)
-    assert arr.mws.pass_resistance(BLOCK, SUB, (SUB,)) is first  # kept, not recomputed
-    other = arr.mws.pass_resistance(BLOCK, SUB, (SUB + 4,))  # other WL selected: a new sum
-    np.testing.assert_allclose(other, _reference(arr, (SUB + 4,)), rtol=1e-4)
+    mws = arr.mws
+    for skip in ((SUB,), (SUB + 4,), (SUB, SUB + 8, SUB + 44), ()):
+        row = mws.pass_resistance(BLOCK, SUB, skip)
+        assert np.array_equal(row[CELLS], _reference(arr, skip, CELLS)), skip
+    before = mws.pass_resistance(BLOCK, SUB, (SUB,))
     n = arr.profile.geometry.page_bytes + arr.profile.geometry.spare_bytes
-    before = _reference(arr, (SUB,))
     assert arr.program(BLOCK, 45, {0: np.zeros(n, np.uint8)}, slc=True).ok  # all cells up
-    after = arr.mws.pass_resistance(BLOCK, SUB, (SUB,))
-    np.testing.assert_allclose(after, _reference(arr, (SUB,)), rtol=1e-4)
-    assert not np.allclose(after, before, rtol=1e-4)
+    after = mws.pass_resistance(BLOCK, SUB, (SUB,))
+    assert np.array_equal(after[CELLS], _reference(arr, (SUB,), CELLS))
+    assert not np.array_equal(after, before)
     arr.erase(BLOCK)
-    np.testing.assert_allclose(
-        arr.mws.pass_resistance(BLOCK, SUB, (SUB,)), _reference(arr, (SUB,)), rtol=1e-4
+    assert np.array_equal(
+        mws.pass_resistance(BLOCK, SUB, (SUB,))[CELLS], _reference(arr, (SUB,), CELLS)
     )
 
 
-def test_mws_with_the_kept_rows_equals_fresh_sums() -> None:
+def test_mws_with_the_kept_sums_equals_fresh_sums() -> None:
     kept, fresh = _programmed(), _programmed()
     ref = kept.profile.physics.slc_verify_mV
     for wl in (SUB, SUB, SUB + 8, SUB):

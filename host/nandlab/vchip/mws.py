@@ -3,8 +3,16 @@
 Several WLs are sensed at once: WLs of one sub-block of a block are in series on
 their string, strings of other sub-blocks or blocks share the bitline. Whether a
 bitline reads discharged depends on the string's resistance, so every unselected
-cell of the string (at VPASS) counts too; `MwsSensing` keeps that pass resistance
-per string while the block's stored Vth holds.
+cell of the string (at VPASS) counts too.
+
+That pass resistance is kept per string as the exact sum over ALL its WLs: each
+cell's term k_pass / max(VPASS - Vth, min overdrive) is a float32, and float64 holds
+the sum of up to 2^8 such terms exactly (their ratio stays below 2^11: overdrive
+20 mV .. 38.5 V), so subtracting the selected WLs' terms gives the exact sum over the
+unselected ones, rounded once to float32, whichever WLs an MWS selects. A string is
+summed once per stored Vth (program, erase, wear), not once per sensing, and the last
+rows handed to the sensing are kept too, so an MWS repeated on the same WLs (a strobe
+search) subtracts nothing again.
 
 Importing this module compiles (or loads) its numba kernels: the array imports it
 on the first MWS only.
@@ -17,17 +25,20 @@ from typing import Protocol
 import numpy as np
 from numba import njit
 
-from nandlab.profiles.model import Physics
+from nandlab.errors import ProfileError
+from nandlab.profiles.model import Profile
+from nandlab.profiles.physics_model import Physics
 from nandlab.vchip import physics as ph
 from nandlab.vchip.cells import Block, WordLine
-from nandlab.vchip.sensing import DriftCache, ReadNoise
+from nandlab.vchip.sensing import ReadNoise
 
 PASS_CACHE_STRINGS = 16  # strings whose pass resistance is kept: 4 blocks x 4 sub-blocks
+TERMS_EXACT = 1 << 8  # WLs a string may have for its float64 sum to stay exact
 
 # The kernels that divide: fastmath without "arcp" (a reciprocal estimate would move the
 # last bits of a quotient, and with them a bitline at its strobe), and numpy's error model
-# (no zero-divisor check: every divisor is at least min_od_mV > 0), so the loop of
-# pass_resistance_kernel vectorises with exact divisions, the same bits as scalar ones.
+# (no zero-divisor check: every divisor is at least min_od_mV > 0), so the loops of
+# string_sum_kernel vectorise with exact divisions, the same bits as scalar ones.
 _EXACT_DIVISION = {"nnan", "ninf", "nsz", "contract", "afn", "reassoc"}
 
 
@@ -35,6 +46,7 @@ class ArrayState(Protocol):
     """What MWS reads of the cell array (`vchip.array.CellArray`), which imports this
     module, so it is named here by the members it uses."""
 
+    profile: Profile
     _phys: Physics
     _sub_blocks: int
     _cells: int
@@ -46,7 +58,7 @@ class ArrayState(Protocol):
     def _block(self, block: int) -> Block: ...
 
     def _history(
-        self, blk: Block, wl: int
+        self, block: int, blk: Block, wl: int
     ) -> tuple[WordLine | None, ph.SenseCoefficients]: ...
 
     def _wl_cells(
@@ -59,7 +71,21 @@ class MwsSensing:
 
     def __init__(self, array: ArrayState) -> None:
         self._a = array
-        self._pass = DriftCache(array._cells, PASS_CACHE_STRINGS)  # per (block, sub-block)
+        # (block, sub-block) -> ((block version, P/E count), float64 sum over all its WLs)
+        self._strings: dict[tuple[int, int], tuple[tuple[int, int], np.ndarray]] = {}
+        # (block, sub-block) -> ((block version, P/E count, selected WLs), float32 row)
+        self._rows: dict[tuple[int, int], tuple[tuple[int, int, tuple[int, ...]], np.ndarray]] = {}
+        # work buffers kept between sensings: arrays this large come fresh from the OS
+        # (page faults on first touch) each time they are allocated
+        self._work: dict[str, np.ndarray] = {}
+
+    def _buffer(self, name: str, rows: int, dtype: type) -> np.ndarray:
+        """A kept (rows, cells) work array of `dtype`, its contents undefined."""
+        cells = self._a._cells
+        buf = self._work.get(name)
+        if buf is None or buf.shape[0] < rows:
+            buf = self._work[name] = np.empty((max(rows, 4), cells), dtype=dtype)
+        return buf[:rows]
 
     def sense(
         self, groups: list[tuple[int, list[int]]], ref_mV: float, strobe_us: float
@@ -93,28 +119,27 @@ class MwsSensing:
                     rows.append((block, wl))
         blocks = sorted({b for b, _ in rows})
         nb = len(blocks)
-        cells = a._cells
-        drifted = np.empty((len(rows), cells), dtype=np.float32)
+        drifted = self._buffer("drifted", len(rows), np.float32)
         offs = np.empty(len(rows), dtype=np.int64)
         scale = np.empty(len(rows), dtype=np.float32)
         row_group = np.empty(len(rows), dtype=np.int32)
         for r, (block, wl) in enumerate(rows):
             blk = a._block(block)
-            w, c = a._history(blk, wl)
+            w, c = a._history(block, blk, wl)
             drift_kernel(*a._wl_cells(block, wl, blk, w), drifted[r], c.drift)
             offs[r] = a._noise.offset()
             scale[r] = c.rtn_per_unit
             row_group[r] = keys[(block, wl % subs)]
         for b in blocks:
             a._block(b).reads += 1
-        unsel = np.empty((len(keys), cells), dtype=np.float32)
+        unsel = self._buffer("unselected", len(keys), np.float32)
         for (block, sub), g in keys.items():
             skip = tuple(wl for b, wl in rows if b == block and wl % subs == sub)
-            unsel[g] = self.pass_resistance(block, sub, skip)
+            unsel[g] = self._kept_row(block, sub, skip)
         t_pre = max(sens.t_bl_precharge_us, sens.t_wl_precharge_us_per_block * nb)
         t_const = t_pre + sens.t_discharge_us + sens.t_fixed_us
         eval_scale = 1.0 + sens.charge_sharing_per_block * (nb - 1)
-        out = np.empty(cells, dtype=np.bool_)
+        out = self._buffer("out", 1, np.bool_)[0]
         mws_kernel(
             drifted,
             a._noise.table,
@@ -123,6 +148,8 @@ class MwsSensing:
             row_group,
             unsel,
             out,
+            self._buffer("acc", 1, np.float32)[0],
+            self._buffer("on", 1, np.bool_)[0],
             float(ref_mV),
             sens.k_sel_us_V * 1000.0,
             sens.min_overdrive_mV,
@@ -133,33 +160,92 @@ class MwsSensing:
         return np.packbits(out, bitorder="little")
 
     def pass_resistance(self, block: int, sub: int, skip: tuple[int, ...]) -> np.ndarray:
-        """Per cell, the pass resistance (µs) of string (block, sub-block) at VPASS without
-        its selected WLs `skip`. Kept while the block's stored Vth holds (version: program,
-        erase, wear; retention and read disturb do not enter it), so an MWS repeated on the
-        same WLs (a strobe search) sums the string once: the row is bit for bit the sum."""
+        """Per cell, the pass resistance (µs, float32) of string (block, sub-block) at VPASS
+        without its selected WLs `skip`: the exact sum of the other WLs' terms, rounded
+        once."""
+        out = np.empty(self._a._cells, dtype=np.float32)
+        self._unselected(block, sub, skip, out)
+        return out
+
+    def _kept_row(self, block: int, sub: int, skip: tuple[int, ...]) -> np.ndarray:
+        """`pass_resistance`, kept per string while the block's stored Vth and the selected
+        WLs hold (the last PASS_CACHE_STRINGS strings)."""
+        blk = self._a._block(block)
+        key = (blk.version, blk.pec, skip)
+        kept = self._rows.pop((block, sub), None)
+        if kept is not None and kept[0] == key:
+            self._rows[(block, sub)] = kept  # most recent last
+            return kept[1]
+        if kept is not None:
+            row = kept[1]
+        elif len(self._rows) >= PASS_CACHE_STRINGS:
+            row = self._rows.pop(next(iter(self._rows)))[1]  # the oldest
+        else:
+            row = np.empty(self._a._cells, dtype=np.float32)
+        self._unselected(block, sub, skip, row)
+        self._rows[(block, sub)] = (key, row)
+        return row
+
+    def _unselected(self, block: int, sub: int, skip: tuple[int, ...], out: np.ndarray) -> None:
         a = self._a
         blk = a._block(block)
         phys = a._phys
-        sens, vpass = phys.sensing, phys.vpass_mV
-        erased_r = sens.k_pass_us_V * 1000.0 / max(vpass - phys.erased_mean_mV, 1.0)
+        sens = phys.sensing
+        kp = sens.k_pass_us_V * 1000.0
+        erased = self._erased_term()
+        total = self._string(block, sub)
+        selected = [blk.wls.get(wl) for wl in skip]
+        stored = [w.vth for w in selected if w is not None]
+        vth = np.stack(stored) if stored else np.empty((0, a._cells), dtype=np.int16)
+        unselect_kernel(
+            total, vth, len(selected) - len(stored), erased, out,
+            self._buffer("acc64", 1, np.float64)[0], kp, phys.vpass_mV, sens.min_overdrive_mV,
+        )
 
-        def fill(acc: np.ndarray) -> None:
-            acc[:] = 0.0
-            for wl in range(sub, a._wls_n, a._sub_blocks):
-                w = blk.wls.get(wl)
-                if wl in skip:
-                    continue
-                if w is None:
-                    acc += erased_r
-                else:
-                    kp = sens.k_pass_us_V * 1000.0
-                    pass_resistance_kernel(w.vth, acc, kp, vpass, sens.min_overdrive_mV)
+    def _erased_term(self) -> np.float32:
+        """An erased cell's term (an erased WL holds no stored Vth: its mean stands in)."""
+        phys = self._a._phys
+        sens = phys.sensing
+        return np.float32(sens.k_pass_us_V * 1000.0 / max(phys.vpass_mV - phys.erased_mean_mV, 1.0))
 
-        return self._pass.get((block, sub), (blk.version, blk.pec, skip), fill)
+    def _string(self, block: int, sub: int) -> np.ndarray:
+        """The float64 sum of every WL's term on string (block, sub-block), kept while the
+        block's stored Vth holds (version: program, erase, wear; retention and read
+        disturb do not enter it)."""
+        a = self._a
+        blk = a._block(block)
+        key = (blk.version, blk.pec)
+        kept = self._strings.pop((block, sub), None)
+        if kept is not None and kept[0] == key:
+            self._strings[(block, sub)] = kept  # most recent last
+            return kept[1]
+        if kept is not None:
+            total = kept[1]
+        elif len(self._strings) >= PASS_CACHE_STRINGS:
+            total = self._strings.pop(next(iter(self._strings)))[1]  # the oldest
+        else:
+            total = np.empty(a._cells, dtype=np.float64)
+        phys = a._phys
+        sens = phys.sensing
+        wls = range(sub, a._wls_n, a._sub_blocks)
+        if len(wls) > TERMS_EXACT:
+            raise ProfileError(
+                f"profile {a.profile.name}: {len(wls)} WLs per string; MWS sums at most "
+                f"{TERMS_EXACT} exactly"
+            )
+        stored = [w.vth for w in (blk.wls.get(wl) for wl in wls) if w is not None]
+        total[:] = (len(wls) - len(stored)) * np.float64(self._erased_term())
+        for vth in stored:
+            string_sum_kernel(
+                vth, total, sens.k_pass_us_V * 1000.0, phys.vpass_mV, sens.min_overdrive_mV
+            )
+        self._strings[(block, sub)] = (key, total)
+        return total
 
     def clear(self) -> None:
-        """Drop the kept pass resistances (they are recomputed on the next MWS)."""
-        self._pass.clear()
+        """Drop the kept string sums and rows (they are recomputed on the next MWS)."""
+        self._strings.clear()
+        self._rows.clear()
 
 
 @njit(cache=True, fastmath=_EXACT_DIVISION, error_model="numpy")
@@ -171,6 +257,8 @@ def mws_kernel(
     row_group: np.ndarray,
     unsel_us: np.ndarray,
     out: np.ndarray,
+    acc: np.ndarray,
+    on: np.ndarray,
     ref_mV: float,
     k_sel_us_mV: float,
     min_od_mV: float,
@@ -186,17 +274,18 @@ def mws_kernel(
     ref_mV, and then discharges the bitline after
         t_const_us + eval_scale * (unsel_us[g, i] + sum over its rows of k_sel / overdrive),
     overdrive = ref - Vth_eff (at least min_od). Groups are in parallel on the bitline:
-    it reads discharged if any conducting string discharges by strobe_us.
+    it reads discharged if any conducting string discharges by strobe_us. `acc`
+    (float32) and `on` (bool), one per bitline, are work space.
     """
     rows = drifted.shape[0]
     n = drifted.shape[1]
     ref = np.float32(ref_mV)
     ks = np.float32(k_sel_us_mV)
     mod = np.float32(min_od_mV)
-    # group by group, each a pass over the bitlines (vectorised): the string's resistance
-    # summed over its rows in row order, as one cell at a time would
-    acc = np.empty(n, dtype=np.float32)
-    on = np.empty(n, dtype=np.bool_)
+    zero = np.float32(0.0)
+    # group by group, each a pass over the bitlines: the string's resistance summed over
+    # its rows in row order, as one cell at a time would. Flags combine with & and |,
+    # not `and` / `or`: no branch per cell, so the loops vectorise
     out[:] = False
     for g in range(unsel_us.shape[0]):
         acc[:] = unsel_us[g]
@@ -206,21 +295,53 @@ def mws_kernel(
                 continue
             off = rtn_off[r]
             sc = rtn_scale[r]
+            row = drifted[r]
+            noise = rtn_table[off : off + n]
             for i in range(n):
-                od = ref - (drifted[r, i] + sc * np.float32(rtn_table[off + i]))
-                on[i] = on[i] and od > 0
-                acc[i] += ks / (od if od > mod else mod)
+                od = ref - (row[i] + sc * np.float32(noise[i]))
+                on[i] = on[i] & (od > zero)
+                acc[i] += ks / max(od, mod)
         for i in range(n):
-            out[i] = out[i] or (on[i] and t_const_us + eval_scale * acc[i] <= strobe_us)
+            out[i] = out[i] | (on[i] & (t_const_us + eval_scale * acc[i] <= strobe_us))
 
 
 @njit(cache=True, fastmath=_EXACT_DIVISION, error_model="numpy")
-def pass_resistance_kernel(
-    vth: np.ndarray, acc: np.ndarray, k_pass_us_mV: float, vpass_mV: float, min_od_mV: float
+def string_sum_kernel(
+    vth: np.ndarray, total: np.ndarray, k_pass_us_mV: float, vpass_mV: float, min_od_mV: float
 ) -> None:
-    """acc[i] += k_pass / (vpass - vth[i]): an unselected cell of the string at VPASS."""
+    """total[i] += k_pass / max(vpass - vth[i], min_od): one WL's float32 terms added to the
+    string's float64 sum (exact, see the module docstring)."""
     kp = np.float32(k_pass_us_mV)
     vp = np.float32(vpass_mV)
     mod = np.float32(min_od_mV)
     for i in range(vth.shape[0]):
-        acc[i] += kp / max(vp - np.float32(vth[i]), mod)
+        total[i] += np.float64(kp / max(vp - np.float32(vth[i]), mod))
+
+
+@njit(cache=True, fastmath=_EXACT_DIVISION, error_model="numpy")
+def unselect_kernel(
+    total: np.ndarray,
+    selected_vth: np.ndarray,
+    selected_erased: int,
+    erased_term: np.float32,
+    out: np.ndarray,
+    acc: np.ndarray,
+    k_pass_us_mV: float,
+    vpass_mV: float,
+    min_od_mV: float,
+) -> None:
+    """out[i] = float32(total[i] - the selected WLs' terms): the string's pass resistance
+    without its selected WLs (rows of selected_vth, and `selected_erased` erased ones).
+    `acc` (float64, one per cell) is work space."""
+    kp = np.float32(k_pass_us_mV)
+    vp = np.float32(vpass_mV)
+    mod = np.float32(min_od_mV)
+    base = np.float64(selected_erased) * np.float64(erased_term)
+    for i in range(acc.shape[0]):
+        acc[i] = total[i] - base
+    for r in range(selected_vth.shape[0]):
+        vth = selected_vth[r]
+        for i in range(acc.shape[0]):
+            acc[i] -= np.float64(kp / max(vp - np.float32(vth[i]), mod))
+    for i in range(acc.shape[0]):
+        out[i] = np.float32(acc[i])
