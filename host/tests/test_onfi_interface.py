@@ -47,9 +47,10 @@ def test_the_fastest_common_mode_is_switched_to_and_verified(
     ("bus", "cap", "expected"),
     [(BusModes(nv_ddr3=tuple(range(11))), None, ("nv-ddr3", 10)),  # a board to 800 MT/s
      (ALL_DDR3, 500, ("nv-ddr3", 7)),
-     (BusModes(nv_ddr2=tuple(range(8))), None, ("sdr", 5)),  # the part has no NV-DDR2
-     (BusModes(), None, ("sdr", 5)),
-     (BusModes(), 15, ("sdr", 0))],
+     (BusModes(nv_ddr2=tuple(range(8))), None, ("sdr", 0)),  # the part has no NV-DDR2
+     (BusModes(), None, ("sdr", 0)),  # no DDR: the SDR mode stays
+     (BusModes(sdr=(2, 3)), None, ("sdr", 3)),  # mode 0 ruled out: the fastest left
+     (BusModes(sdr=(2, 3)), 30, ("sdr", 2))],
 )
 def test_board_and_rate_limits(
     coxpm: tuple[SimTransport, Chip], bus: BusModes, cap: float | None,
@@ -68,7 +69,7 @@ def test_fallback_says_why(coxpm: tuple[SimTransport, Chip], caplog: pytest.LogC
         got = negotiate(chip, BusModes(nv_ddr2=tuple(range(8))))
     assert "the bench does not drive nv-ddr3" in got.reason
     assert "the part does not offer nv-ddr2" in got.reason
-    assert "SDR mode 5" in caplog.text
+    assert "SDR mode 0" in caplog.text
 
 
 def test_a_part_that_does_not_switch_leaves_the_bench_in_sdr(
@@ -78,10 +79,10 @@ def test_a_part_that_does_not_switch_leaves_the_bench_in_sdr(
     features = bench.dies[0]._features  # a faulty part: advertises NV-DDR3, ignores 01h
     monkeypatch.setattr(features, "_timing_ok", lambda params: params[0] < 0x10)
     got = negotiate(chip, ALL_DDR3)
-    assert (got.interface, got.mode) == ("sdr", 5)
+    assert (got.interface, got.mode) == ("sdr", 0)
     assert "nv-ddr3 mode 12: the part did not switch (feature 01h reads 00h)" in got.reason
     assert got.tried == ["nv-ddr3 mode 12"]
-    assert bench.dies[0].data_interface == ("sdr", 5)
+    assert bench.dies[0].data_interface == ("sdr", 0)
     assert [m.expected_mode for m in bench.timing_mismatches] == [12]  # the bench saw it
 
 

@@ -10,7 +10,9 @@ FEATURES 01h, tells the bench (TIMING) and reads both features back, as
 Linux does for 01h. A part that does not take a write keeps its old value
 and says nothing, so every step is verified; on any refusal the target is
 put back in SDR and the reason is logged and returned, never raised: a
-slower interface still measures.
+slower interface still measures. Without a DDR interface the SDR mode is left
+as it is (a bench that never declared DDR sees no change), unless the part,
+the bench or the rate cap rule it out.
 """
 
 from __future__ import annotations
@@ -158,8 +160,9 @@ def negotiate(target: Target, bus: BusModes, *, max_rate_mts: float | None = Non
         if isinstance(done, NegotiatedInterface):
             return replace(done, reason="; ".join([*reasons, done.reason]), tried=tried)
         reasons.append(done)
-    sdr_modes = common.sdr or (0,)
-    mode = max(m for m in sdr_modes if max_rate_mts is None or sdr_rate(m) <= max_rate_mts)
+    # no DDR: the SDR mode stays unless part, bench or cap rule it out (then the fastest left)
+    allowed = [m for m in common.sdr or (0,) if max_rate_mts is None or sdr_rate(m) <= max_rate_mts]
+    mode = target.timing_mode if target.timing_mode in allowed else max(allowed, default=0)
     if mode != target.timing_mode:
         target.set_timing_mode(mode)
     reason = "; ".join(reasons)
