@@ -19,6 +19,7 @@ from nandlab.transport import open_bench
 from nandlab.transport.base import Closing, Transport
 from nandlab.transport.roles import (
     ChipClock,
+    EyeScanner,
     FaultInjector,
     FirmwareLoops,
     Oven,
@@ -43,6 +44,8 @@ HOW_TO_GET = {
     "firmware": "no bench runs firmware loops yet",
     "matcher": "only rtl:// benches run the CoX-PM kernel (hw/hls/coxpm) on the read stream; "
     "on other benches use a part with the CoX-PM commands (sim://tlc-coxpm)",
+    "eye": "this bench has no capture-delay control: a data-eye scan needs the FPGA DDR PHY's "
+    "per-lane DQS delay taps (rtl:// or an FPGA board running NV-DDR2 / NV-DDR3)",
 }
 WHAT = {
     "power": "power monitor",
@@ -53,6 +56,7 @@ WHAT = {
     "oven": "virtual oven",
     "firmware": "firmware loops",
     "matcher": "read-stream matcher",
+    "eye": "capture-delay control",
 }
 
 
@@ -111,6 +115,7 @@ class Bench(Closing):
     oven = _Role[Oven]()
     firmware = _Role[FirmwareLoops]()
     matcher = _Role[ReadStreamMatcher]()
+    eye = _Role[EyeScanner]()
 
     def chip_time_ns(self) -> int:
         """The bench's chip time (virtual benches); 0 where no clock is declared."""

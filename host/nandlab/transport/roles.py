@@ -132,6 +132,35 @@ class ReadStreamMatcher(Protocol):
         ...
 
 
+class EyeScanner(Protocol):
+    """A per-byte-lane DQS capture delay the controller can move (an IDELAY tap chain):
+    what a data-eye scan sweeps. Agreed between the RTL PHY and campaign.steps.eye."""
+
+    @property
+    def lanes(self) -> int:
+        """Byte lanes of the data bus (x8: 1)."""
+        ...
+
+    @property
+    def taps(self) -> int:
+        """Capture-delay taps per lane: 0..taps-1."""
+        ...
+
+    @property
+    def tap_ps(self) -> float:
+        """Delay of one tap (ps)."""
+        ...
+
+    def set_capture_delay(self, lane: int, tap: int) -> None:
+        """Capture lane `lane` `tap` taps after its DQS edge (RangeError outside)."""
+        ...
+
+    def lane_bit_errors(self, program: Program, expected: bytes) -> tuple[int, ...]:
+        """Run `program` (one DATA record of len(expected) bytes) at the current delays:
+        bit errors per lane (byte i is on lane i % lanes)."""
+        ...
+
+
 @dataclass(frozen=True)
 class Roles:
     """The roles a bench declares; None where it has none."""
@@ -144,6 +173,7 @@ class Roles:
     oven: Oven | None = None
     firmware: FirmwareLoops | None = None
     matcher: ReadStreamMatcher | None = None
+    eye: EyeScanner | None = None
 
     def of(self, role: str) -> object | None:
         """The value of role `role` (one of ROLE_NAMES), None when undeclared."""
