@@ -17,6 +17,8 @@ from nandlab.transport.ftdi import FtdiOptions, parse_ftdi_url
         ("ftdi://ftdi:2232h:FT12AB/2?board=b.yaml&instruments=1",
          FtdiOptions("ftdi://ftdi:2232h:FT12AB/2", 2, "b.yaml", None, True)),
         ("FTDI:///1?board=x", FtdiOptions("ftdi://ftdi:2232h/1", 1, "x")),
+        ("ftdi://ftdi:2232h/1?board=x&busy=wait",
+         FtdiOptions("ftdi://ftdi:2232h/1", 1, "x", None, False, "wait")),
     ],
 )
 def test_good_urls(url: str, expected: FtdiOptions) -> None:
@@ -34,6 +36,7 @@ def test_good_urls(url: str, expected: FtdiOptions) -> None:
         ("ftdi://ftdi:2232h/1?board=x&board=y", ["given twice"]),
         ("ftdi://ftdi:2232h/1?board=x&instruments=yes", ["instruments='yes'"]),
         ("ftdi://ftdi:2232h/1?board=x&profile=", ["profile= needs"]),
+        ("ftdi://ftdi:2232h/1?board=x&busy=poll", ["busy='poll'", "sample or wait"]),
         ("ftdi://ftdi:2232h/1?board=x#f", ["#fragment"]),
         ("ftdi://ftdi:2232h/1?board", ["malformed query"]),
         ("sim://mlc-64l", ["not an ftdi:// URL"]),

@@ -21,22 +21,22 @@ from nandlab.vusb.backend import plugged
 from nandlab.vusb.ft2232h import VirtualFt2232h
 
 
-def bench_url(board: str, profile: str, interface: int = 1) -> str:
-    """The ftdi:// URL of a bench with this board and profile."""
-    return f"ftdi://ftdi:2232h/{interface}?board={board}&profile={profile}"
+def bench_url(board: str, profile: str, interface: int = 1, busy: str = "sample") -> str:
+    """The ftdi:// URL of a bench with this board and profile (busy: see FtdiOptions)."""
+    return f"ftdi://ftdi:2232h/{interface}?board={board}&profile={profile}&busy={busy}"
 
 
 @contextmanager
 def virtual_ftdi_bench(board: str = "ft2232h-bga", profile: str = "mlc-64l", *, seed: int = 0,
-                       record_edges: bool = False, stuck_busy: bool = False
-                       ) -> Iterator[tuple[FtdiTransport, VirtualFt2232h]]:
+                       record_edges: bool = False, stuck_busy: bool = False,
+                       busy: str = "sample") -> Iterator[tuple[FtdiTransport, VirtualFt2232h]]:
     """Open an ftdi:// bench on a virtual FT2232H with a fresh virtual die."""
     board_model = load_board(board)
     die = VirtualDie(load_profile(profile), seed, 0)
     device = VirtualFt2232h(board_model, die, record_edges=record_edges, stuck_busy=stuck_busy)
     interface = getattr(board_model.controller, "interface", 1)
     with plugged(device):
-        bench = FtdiTransport.from_url(bench_url(board, profile, interface))
+        bench = FtdiTransport.from_url(bench_url(board, profile, interface, busy))
         try:
             yield bench, device
         finally:

@@ -1,13 +1,17 @@
-"""Runs compiled MCU host bus steps on an FT2232H through pyftdi, in USB round trips.
+"""Runs compiled MCU host bus steps on an FT2232H through pyftdi, one USB round trip
+for each stretch of the program between host steps (long DELAY, MARK, POWER).
 
-A round trip is one `write_data` of command bytes and one read of their
-replies. Steps are packed until their replies reach the board's
-`reply_chunk_bytes` (the chip's 4 KiB RX FIFO less a packet of margin, so
-the MPSSE never stalls with the host still writing); a DOUT longer than that
-is split across round trips. Every round trip ends with a tWB gap and a
-GET_BITS_HIGH "fence" so the host knows everything before it ran, and with
-SEND_IMMEDIATE so the last bytes come back without waiting for the latency
-timer.
+The stretch's command bytes go out as a pipeline of chunks, each one `write_data`
+followed by SEND_IMMEDIATE (so its replies come back without waiting for the latency
+timer). A chunk holds at most half the board's `reply_chunk_bytes` of replies (the
+chip's 4 KiB TX FIFO less a packet of margin), and at most two chunks are in flight:
+the host writes chunk k+1 before it reads chunk k's replies, so the replies it has
+not read always fit the TX FIFO, the MPSSE never stalls on it, and the chip never
+waits for the host between chunks. The host waits once, at the end of the stretch,
+for its last replies: the stretch ends with a tWB gap and a GET_BITS_HIGH "fence" so
+the host knows everything before it ran. A DOUT longer than a chunk is split across
+chunks; a WAIT_RDY's 88h waits for R/B# on the chip, with the next chunk already
+queued behind it.
 
 Every wait has a deadline: a round trip's replies must arrive within its
 estimated bus time, plus the WAIT_RDY timeouts it holds, plus a USB margin.
@@ -59,15 +63,17 @@ GONE_ERRNOS = frozenset({errno.ENODEV, errno.EIO, errno.EPIPE, errno.ENOENT, err
 class LinkStats:
     """USB traffic of a bench since it was opened (or since `reset()`)."""
 
-    round_trips: int = 0
+    round_trips: int = 0  # times the host waited for the chip to finish what it was sent
+    usb_writes: int = 0  # bulk writes (chunks) those round trips took
     bytes_sent: int = 0
     bytes_received: int = 0
     data_bytes: int = 0  # DOUT / DOUT_CMP payload
     busy_saturated: int = 0  # WAIT_RDYs whose busy outlasted the sample window (lower bound)
+    busy_unmeasured: int = 0  # WAIT_RDYs without samples (busy=wait): the tWB gap reported
 
     def reset(self) -> None:
-        self.round_trips = self.bytes_sent = self.bytes_received = 0
-        self.data_bytes = self.busy_saturated = 0
+        self.round_trips = self.usb_writes = self.bytes_sent = self.bytes_received = 0
+        self.data_bytes = self.busy_saturated = self.busy_unmeasured = 0
 
 
 class _Timeout(Exception):
@@ -90,6 +96,8 @@ class _Trip:
     est_ns: float = 0.0
     wait_ns: float = 0.0
     host_ns: float = 0.0  # host time from the end of the write to the last reply byte
+    written_ns: int = 0  # when its write ended (monotonic ns)
+    expected: int = 0  # reply bytes it was sent for (its fence included)
 
 
 def usb_errno(exc: BaseException) -> int | None:
@@ -138,7 +146,9 @@ class McuRunner:
         self.host_action = host_action
         self.reinit = reinit
         self.stats = LinkStats()
-        self.chunk = ctrl.reply_chunk_bytes - 1  # one byte for the fence
+        # two chunks in flight share the TX FIFO; one byte kept for the fence
+        self.chunk = ctrl.reply_chunk_bytes // 2 - 1
+        self._inflight: list[_Trip] = []  # written, replies not read yet (oldest first)
         self._fence = bytes((SEND_IMMEDIATE,)) * math.ceil(FENCE_GAP_NS / ctrl.nop_ns) + bytes(
             (GET_BITS_HIGH, SEND_IMMEDIATE))
 
@@ -149,10 +159,11 @@ class McuRunner:
         records: list[Record] = []
         partial: dict[int, bytearray] = {}
         trip = _Trip()
+        self._inflight = []  # a program that failed leaves nothing due to the next one
         try:
             for step in steps:
                 if step.kind in ("host", "error"):
-                    self._flush(trip, records, partial)
+                    self._finish(trip, records, partial)
                     trip = _Trip()
                     if step.kind == "error":
                         assert step.code is not None
@@ -173,8 +184,9 @@ class McuRunner:
                 trip.cmd += step.cmd
                 trip.est_ns += step.est_ns
                 trip.segments.append(_Segment(step, 0, 0))
-            self._flush(trip, records, partial)
+            self._finish(trip, records, partial)
         except _Timeout as timeout:
+            self._inflight.clear()  # the MPSSE was reset: their replies will never come
             records.append(ErrorRecord(ErrorCode.TIMEOUT, timeout.index))
         return records
 
@@ -186,7 +198,7 @@ class McuRunner:
         while done < n:
             room = self.chunk - trip.reply
             if room <= 0:
-                self._flush(trip, records, partial)
+                self._send(trip, records, partial)
                 trip = _Trip()
                 continue
             take = min(room, n - done)
@@ -209,7 +221,7 @@ class McuRunner:
         while True:
             room = self.chunk - trip.reply
             if room <= 0 and done < n:
-                self._flush(trip, records, partial)
+                self._send(trip, records, partial)
                 trip = _Trip()
                 continue
             take = min(room, n - done)
@@ -235,23 +247,56 @@ class McuRunner:
             return self.host_action(step, t0_ns)
         return None  # pragma: no cover - the compiler makes no other host step
 
-    # ------------------------------------------------------------ one round trip
+    # ------------------------------------------------------------ the pipeline
 
-    def _flush(self, trip: _Trip, records: list[Record], partial: dict[int, bytearray]) -> None:
-        if not trip.segments:
+    def _finish(self, trip: _Trip, records: list[Record], partial: dict[int, bytearray]
+                ) -> None:
+        """End the stretch: send `trip` with the fence, then read every reply still due
+        (one round trip). Nothing is sent when the stretch ran nothing."""
+        if not trip.segments and not self._inflight:
             return
-        cmd = bytes(trip.cmd) + self._fence
-        expected = trip.reply + 1
+        self._send(trip, records, partial, fence=True)
+        while self._inflight:
+            self._collect(self._inflight.pop(0), records, partial)
+        self.stats.round_trips += 1
+
+    def _send(self, trip: _Trip, records: list[Record], partial: dict[int, bytearray],
+              fence: bool = False) -> None:
+        """Write one chunk; with two in flight, read the older one's replies first."""
+        if len(self._inflight) >= 2:
+            self._collect(self._inflight.pop(0), records, partial)
+        cmd = bytes(trip.cmd) + (self._fence if fence else bytes((SEND_IMMEDIATE,)))
+        trip.expected = trip.reply + (1 if fence else 0)
         try:
             self.ftdi.write_data(cmd)
         except Exception as exc:  # noqa: BLE001 - pyftdi raises FtdiError, pyusb USBError, ValueError
-            busy = next((s.step for s in trip.segments if s.step.kind == "busy"), None)
+            # a write stalls behind a wait that never ends: the oldest wait still in flight
+            waiting = [*self._inflight, trip]
+            busy = next((s.step for t in waiting for s in t.segments if s.step.kind == "busy"),
+                        None)
             if usb_errno(exc) == errno.ETIMEDOUT and busy is not None:
                 self._recover(busy)
                 raise _Timeout(busy.index) from None
-            raise self._lost(trip, exc) from None
-        written = time.monotonic_ns()
-        deadline = written / 1e9 + (trip.est_ns + trip.wait_ns) / 1e9 + USB_MARGIN_S
+            raise self._lost(trip if trip.segments else None, exc,
+                             None if trip.segments else self._last_step(trip)) from None
+        trip.written_ns = time.monotonic_ns()
+        self.stats.usb_writes += 1
+        self.stats.bytes_sent += len(cmd)
+        self._inflight.append(trip)
+
+    def _last_step(self, trip: _Trip) -> Step | None:
+        """The step a fence-only chunk follows (for messages)."""
+        for t in reversed(self._inflight):
+            if t.segments:
+                return t.segments[-1].step
+        return None
+
+    def _collect(self, trip: _Trip, records: list[Record], partial: dict[int, bytearray]
+                 ) -> None:
+        """Read one chunk's replies (the chunks before it are read) and decode them."""
+        expected = trip.expected
+        # the chip starts this chunk once the one before it is done: now, at the latest
+        deadline = time.monotonic() + (trip.est_ns + trip.wait_ns) / 1e9 + USB_MARGIN_S
         reply = bytearray()
         try:
             while len(reply) < expected:
@@ -260,10 +305,9 @@ class McuRunner:
                 if not got and time.monotonic() > deadline:
                     break
         except Exception as exc:  # noqa: BLE001
-            raise self._lost(trip, exc, self._at(trip, len(reply))) from None
-        trip.host_ns = time.monotonic_ns() - written
-        self.stats.round_trips += 1
-        self.stats.bytes_sent += len(cmd)
+            at = self._at(trip, len(reply)) if trip.segments else self._last_step(trip)
+            raise self._lost(trip if trip.segments else None, exc, at) from None
+        trip.host_ns = time.monotonic_ns() - trip.written_ns
         self.stats.bytes_received += len(reply)
         if len(reply) < expected:
             self._short(trip, reply)
@@ -279,6 +323,13 @@ class McuRunner:
         return trip.segments[-1].step
 
     def _short(self, trip: _Trip, reply: bytearray) -> None:
+        if not trip.segments:  # the fence alone: the chip stopped after the chunks before
+            step = self._last_step(trip)
+            assert step is not None
+            raise TransportError(
+                f"{self.url}: the FT2232H stopped answering after instruction {step.index} "
+                f"({describe(step.ins)}): the closing fence never came back"
+            )
         # where did the replies stop? right after a WAIT_RDY's samples = the wait never ended
         pos = 0
         for seg in trip.segments:
@@ -290,7 +341,7 @@ class McuRunner:
         step = self._at(trip, len(reply))
         raise TransportError(
             f"{self.url}: the FT2232H stopped answering in instruction {step.index} "
-            f"({describe(step.ins)}): {len(reply)} of {trip.reply + 1} reply bytes arrived "
+            f"({describe(step.ins)}): {len(reply)} of {trip.expected} reply bytes arrived "
             f"before the deadline"
         )
 
@@ -355,6 +406,10 @@ class McuRunner:
 
     def _busy(self, step: Step, samples: bytes, trip: _Trip) -> Record:
         assert isinstance(step.ins, WaitRdy)
+        if step.reply == 0:
+            # 88h alone: the stream went on once R/B# was high, how long it was low is unknown
+            self.stats.busy_unmeasured += 1
+            return BusyRecord(step.index, round(step.busy_gap_ns))
         rb = self.ctrl.mcu.rb_bit
         high = next((i for i, s in enumerate(samples) if s & rb), None)
         if high is None:

@@ -20,7 +20,10 @@ A WAIT_RDY becomes: a tWB gap, K back-to-back R/B# samples (83h, one every
 expects for the confirm command, capped by the board's `rb_max_samples`
 (8192 x 100 ns = 819 µs: reads and programs; an erase outlasts it and its
 busy time is then a lower bound plus host time). 88h guarantees the stream
-goes on only once R/B# is high, whatever the samples saw.
+goes on only once R/B# is high, whatever the samples saw. Time in the stream
+costs command bytes (a sample or a no-op per ~100 ns) except 88h's wait, so
+with `sample_busy=False` (URL busy=wait) K is 0: the chip waits on R/B# for
+free and the busy time is not measured.
 
 The controller owns the bus turnarounds the chip layer does not write as
 DELAYs: tRHW (data out to a write cycle), tWHR (command / address to data
@@ -104,8 +107,10 @@ def expected_busy_ns(profile: Profile | None, confirm: int | None) -> float:
 class McuCompiler:
     """Turns op programs into MCU host bus `Step`s for one board and profile."""
 
-    def __init__(self, ctrl: FtdiController, profile: Profile | None, targets: int) -> None:
+    def __init__(self, ctrl: FtdiController, profile: Profile | None, targets: int,
+                 sample_busy: bool = True) -> None:
         self.ctrl = ctrl
+        self.sample_busy = sample_busy
         self.profile = profile
         self.targets = targets
         self.wiring = ctrl.mcu
@@ -231,7 +236,7 @@ class McuCompiler:
         expected = expected_busy_ns(self.profile, st.last_cmd)
         window = 1.25 * expected
         period = c.rb_sample_ns
-        samples = min(c.rb_max_samples, math.ceil(window / period)) if c.rb_max_samples else 0
+        samples = min(c.rb_max_samples, math.ceil(window / period)) if self.sample_busy else 0
         out += bytes((GET_BITS_HIGH,)) * samples
         out += bytes((WAIT_ON_HIGH,))
         st.gap_ns = 0.0

@@ -7,7 +7,10 @@ The part before `?` is pyftdi's URL (`ftdi://[vendor][:product[:serial|:bus:addr
 Options: board= (required: name in boards/ or a .yaml path), profile= (the
 chip profile the socket should hold: name or path; used for the expected
 busy times and the ID check), instruments=1 (open the board file's power
-monitor and temperature controller with the bench).
+monitor and temperature controller with the bench), busy=sample|wait (sample,
+the default: R/B# sampled in the stream every rb_sample_ns, so busy times are
+measured, at one command byte per sample; wait: the chip waits for R/B# with 88h
+alone, ~2.00 command bytes per byte read, and busy times are not measured).
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from nandlab.transport.url import query_options, split_url
 
 FTDI_FORM = (
     "ftdi://[vendor][:product[:serial|:bus:addr|:index]]/interface?board=NAME|PATH"
-    "&profile=NAME|PATH[&instruments=1] (e.g. ftdi://ftdi:2232h/1?board=ft2232h-bga&profile=mlc-64l)"
+    "&profile=NAME|PATH[&instruments=1][&busy=sample|wait] (e.g. ftdi://ftdi:2232h/1?board=ft2232h-bga&profile=mlc-64l)"
 )
-_KEYS = frozenset({"board", "profile", "instruments"})
+_KEYS = frozenset({"board", "profile", "instruments", "busy"})
+BUSY_MODES = ("sample", "wait")
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class FtdiOptions:
     board: board name or path.
     profile: chip profile name or path (None: no profile declared).
     instruments: open the board's power monitor and temperature controller.
+    busy: "sample" (R/B# sampled in the stream: busy times measured) or "wait" (88h only).
     """
 
     device_url: str
@@ -41,6 +46,7 @@ class FtdiOptions:
     board: str
     profile: str | None = None
     instruments: bool = False
+    busy: str = "sample"
 
     def device_url_for(self, interface: int) -> str:
         """The same device, another channel."""
@@ -69,6 +75,9 @@ def parse_ftdi_url(url: str) -> FtdiOptions:
     instruments = query.get("instruments", "0")
     if instruments not in ("0", "1"):
         raise BenchURLError(f"bench URL '{url}': instruments='{instruments}' must be 0 or 1")
+    busy = query.get("busy", "sample")
+    if busy not in BUSY_MODES:
+        raise BenchURLError(f"bench URL '{url}': busy='{busy}' must be sample or wait")
     device = urlunsplit((parts.scheme.lower(), parts.netloc or "ftdi:2232h", f"/{path}", "", ""))
     return FtdiOptions(device, int(path), query["board"], query.get("profile"),
-                       instruments == "1")
+                       instruments == "1", busy)

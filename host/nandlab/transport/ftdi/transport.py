@@ -47,7 +47,15 @@ from nandlab.transport.roles import PowerMonitor, Roles, ThermalController
 BENCH_CAPABILITIES = frozenset(
     {"din_pattern", "dout_compare", "cache_read", "cache_program", "multiplane", "copyback"}
 )
-VENDOR_CAPABILITIES = ("slc_mode", "soft_bit_read")
+VENDOR_CAPABILITIES = ("slc_mode", "soft_bit_read", "search", "coxpm")
+"""The vendor commands the bench drives when the profile declares them: all are plain
+CMD / ADDR / DIN / DOUT / WAIT_RDY programs (the CoX-PM and Search-in-Memory commands
+too), which the MCU host bus runs like any other."""
+LACKS = {
+    "fpga_coxpm": "an FT2232H has no logic on its read stream to decode and match pages; "
+    "use a part with the CoX-PM commands (vendor.coxpm) here, or rtl://PROFILE, whose "
+    "controller runs the CoX-PM kernel",
+}
 EACCES = 13
 
 
@@ -103,6 +111,7 @@ class FtdiTransport(Transport):
 
     bench_capabilities = BENCH_CAPABILITIES
     vendor_capabilities = VENDOR_CAPABILITIES
+    lacks = LACKS
 
     def __init__(self, options: FtdiOptions, url: str, *, board: Board | None = None,
                  profile: Profile | None = None, power: PowerWindow | None = None,
@@ -136,7 +145,8 @@ class FtdiTransport(Transport):
             )
         self._closed = False
         self._ftdis: list[Ftdi] = []
-        self._compiler = McuCompiler(ctrl, profile, self.board.targets)
+        self._compiler = McuCompiler(ctrl, profile, self.board.targets,
+                                     sample_busy=options.busy == "sample")
         self._mcu: McuRunner | None = None
         self._bitbang: BitbangRunner | None = None
         self._open()
@@ -223,6 +233,9 @@ class FtdiTransport(Transport):
             return f"instrument:{self.busy_timer.name}"
         if self.ctrl.bus_mode == "bitbang":
             return "stream:host-poll (R/B# polled over USB; resolution one USB round trip)"
+        if self.options.busy == "wait" or self.ctrl.rb_max_samples == 0:
+            return ("stream:not measured (R/B# waited on the chip with 88h alone; each busy "
+                    "time is the tWB gap, a lower bound)")
         return (f"stream:in-stream R/B# samples (resolution >= {self.ctrl.rb_sample_ns:g} ns, "
                 f"board-calibrated)")
 
