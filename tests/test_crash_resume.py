@@ -144,6 +144,25 @@ def resume(run_dir: Path) -> None:
 
 
 EVERY_UNIT_A_PART = "import nandlab.dataset.parts as p; p.PART_EVERY_S = 0.0; "
+PACED = (
+    "import time, nandlab.dataset.store as s; _commit = s.RunStore.commit_unit; "
+    "s.RunStore.commit_unit = lambda *a, **k: (time.sleep(0.15), _commit(*a, **k))[1]; "
+)
+"""Each unit takes >= 0.15 s more, so the kill's random delay (<= 0.3 s) after k committed
+units lands before the run's end (a checkpoint costs what a unit changed: the 10 units
+alone can finish within that delay)."""
+KILL_AT_SYNC = (
+    "import os, nandlab.transport.image as im, nandlab.campaign.bench_session as bs; "
+    "_n = [0]; _sync = im.sync_folder\n"
+    "def _kill_at(folder):\n"
+    "    _n[0] += 1\n"
+    "    if _n[0] == {n}: os.kill(os.getpid(), 9)\n"
+    "    _sync(folder)\n"
+    "im.sync_folder = bs.sync_folder = _kill_at\n"
+)
+"""SIGKILL at the n-th folder sync of the die checkpoints: each checkpoint syncs the image
+folder before its new manifest (block files written, not named yet), after it (old files
+not yet removed), then the run's checkpoint folder (linked and named, not committed)."""
 
 
 def check_parts(run_dir: Path) -> None:
@@ -152,6 +171,10 @@ def check_parts(run_dir: Path) -> None:
     no unit in two, and any other file in parts/ is the one the kill cut short."""
     db = sqlite3.connect(f"file:{run_dir / 'run.sqlite'}?mode=ro", uri=True)
     try:
+        tables = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not {"rows", "parts"} <= tables:  # killed while the store made its tables
+            assert not (run_dir / "parts").exists()
+            return
         manifest = db.execute(
             "SELECT n, first_unit, last_unit, sha256 FROM parts ORDER BY n").fetchall()
         stored = db.execute("SELECT unit_idx, data FROM rows ORDER BY unit_idx, n").fetchall()
@@ -187,7 +210,7 @@ def test_kill_9_at_a_random_point_then_resume(
     rng = random.Random(trial)
     k, delay = rng.randrange(UNITS - 2), rng.uniform(0.0, 0.3)
     run_dir = tmp_path / "runs" / "k"
-    proc = launch(run_args(campaign, tmp_path / "runs"), setup=EVERY_UNIT_A_PART)
+    proc = launch(run_args(campaign, tmp_path / "runs"), setup=EVERY_UNIT_A_PART + PACED)
     wait_until(proc, lambda: (run_dir / "run.json").exists() and len(_done(run_dir)) >= k)
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
@@ -196,6 +219,21 @@ def test_kill_9_at_a_random_point_then_resume(
     check_parts(run_dir)
     resume(run_dir)
     assert not (run_dir / "parts").exists()  # complete: measurements.parquet replaces them
+    assert outcome(run_dir) == reference
+
+
+@pytest.mark.parametrize("sync", [3 * 4 + 1, 3 * 5 + 2, 3 * 6 + 3])
+def test_kill_9_inside_a_die_checkpoint_then_resume(
+    sync: int, campaign: Path, reference: dict[str, Any], tmp_path: Path, data_dir: Path
+) -> None:
+    """SIGKILL inside the incremental die checkpoint after a unit (the initial checkpoint
+    is syncs 1-3, unit i's 3i+1..3i+3): resume restores the die of the last committed unit
+    and gives the rows and ledger of an uninterrupted run."""
+    run_dir = tmp_path / "runs" / "k"
+    proc = launch(run_args(campaign, tmp_path / "runs"), setup=KILL_AT_SYNC.format(n=sync))
+    assert finish(proc)[0] == -signal.SIGKILL
+    assert len(_done(run_dir)) == (sync - 1) // 3 - 1  # the unit checkpointing is not in
+    resume(run_dir)
     assert outcome(run_dir) == reference
 
 

@@ -85,9 +85,14 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # it, or after the next checkpoint was made but not committed: keep the committed one,
     # as the next resume would, so each case finds one checkpoint
     checkpoints = root / "runs" / "k" / "die"
-    for folder in checkpoints.iterdir():
-        if folder.name != _last_checkpoint(root / "runs" / "k"):
-            shutil.rmtree(folder)
+    kept = f"manifest.{_last_checkpoint(root / 'runs' / 'k')}.json"
+    manifest = json.loads((checkpoints / kept).read_text())
+    named = {kept} | {d["state"] for d in manifest["dies"]} | {
+        name for d in manifest["dies"] for entry in d["blocks"].values() for name in entry[::2]
+    }
+    for path in checkpoints.iterdir():
+        if path.name not in named:
+            path.unlink()
     return root
 
 
@@ -203,9 +208,11 @@ def _pristine_files() -> list[str]:
         "data/ledger.sqlite", "data/ledger.sqlite-wal", "data/ledger.seal",
         "data/chips/*/bbt.json",
         "data/sim/mlc-64l-seed51/manifest.json",
-        "data/sim/mlc-64l-seed51/die0.*.npz", "data/sim/mlc-64l-seed51/die0.*.json",
+        "data/sim/mlc-64l-seed51/die0.b*.npz", "data/sim/mlc-64l-seed51/die0.b*.json",
+        "data/sim/mlc-64l-seed51/die0.g*.json",
         "runs/k/run.json", "runs/k/run.sqlite", "runs/k/run.sqlite-wal",
-        "runs/k/die/*/manifest.json", "runs/k/die/*/die0.*.npz", "runs/k/die/*/die0.*.json",
+        "runs/k/die/manifest.*.json", "runs/k/die/die0.b*.npz", "runs/k/die/die0.b*.json",
+        "runs/k/die/die0.g*.json",
         "runs/done/run.json", "runs/done/run.sqlite", "runs/done/measurements.parquet",
     ]
     return names

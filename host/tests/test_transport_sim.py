@@ -274,23 +274,24 @@ def test_a_crash_while_saving_keeps_the_previous_image(
     state_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from nandlab.vchip.array import CellArray
+    from nandlab.vchip.array_image import DieImage
 
     url = "sim://slc-search?seed=6&dies=2"
     with open_bench(url) as bench:
         bench.run(Program().ce(0).delay(1000))
-    real_save = CellArray.save
+    real_image = CellArray.image
 
-    def save_then_crash(self: CellArray, path: Path) -> None:
-        if self.chip == 1:
+    def crash_on_die_1(self: CellArray) -> DieImage:
+        if self.chip == 1:  # die 0's files are written by then
             raise KeyboardInterrupt
-        real_save(self, path)
+        return real_image(self)
 
-    monkeypatch.setattr(CellArray, "save", save_then_crash)
+    monkeypatch.setattr(CellArray, "image", crash_on_die_1)
     bench = open_bench(url)
     bench.run(Program().ce(0).delay(5000))
     with pytest.raises(KeyboardInterrupt):
         bench.close()
-    monkeypatch.setattr(CellArray, "save", real_save)
+    monkeypatch.setattr(CellArray, "image", real_image)
     with open_bench(url) as bench:
         assert isinstance(bench, SimTransport) and bench.image_note == "loaded"
         assert bench.now_ns == 1000

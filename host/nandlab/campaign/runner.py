@@ -15,17 +15,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import re
 import shutil
 import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from nandlab.campaign.bench_session import CHECKPOINTS, RUN_LOCK, BenchSession, Opener
+from nandlab.campaign.bench_session import BenchSession, Opener
 from nandlab.campaign.blocks import choose_blocks
 from nandlab.campaign.chip_history import (
     book_partial_wear,
@@ -34,6 +32,7 @@ from nandlab.campaign.chip_history import (
     start_state,
 )
 from nandlab.campaign.preflight import dry_run, preflight
+from nandlab.campaign.run_dir import RunDirError, new_run_dir
 from nandlab.campaign.runlog import log, logged_run
 from nandlab.campaign.schema import (
     Campaign,
@@ -59,6 +58,10 @@ from nandlab.transport import open_bench
 StepProgress = Callable[[str, int, int, int], None]
 """progress(step label, units done in the step, units in the step, step index)."""
 
+UnitsRunner = Callable[..., "RunResult"]
+"""Runs a prepared run's units: `_run_units` here, or `ray_runner`'s shards on a cluster;
+called as (session, plan, ctx, meta, run_dir, ledger, ids, progress, unit_progress)."""
+
 
 class RunStopped(NandlabError):
     """A run stopped before its end (bench fault, refused write); `nandlab resume` continues
@@ -68,10 +71,6 @@ class RunStopped(NandlabError):
         super().__init__(message)
         self.run_dir = run_dir
         self.unit = unit
-
-
-class RunDirError(UsageError):
-    """The output directory cannot take this run (holds another run, not writable...)."""
 
 
 @dataclass
@@ -97,7 +96,7 @@ class RunResult:
         return self.chip_time_ns / 1e9 / self.wall_s if self.wall_s > 0 else float("inf")
 
 
-def _write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
+def write_meta(run_dir: Path, meta: dict[str, Any]) -> None:
     write_atomic(run_dir / RUN_JSON, (json.dumps(meta, indent=2, default=str) + "\n").encode())
 
 
@@ -114,7 +113,8 @@ def read_meta(run_dir: Path) -> dict[str, Any]:
     return dict(meta)
 
 
-def _context(session: BenchSession, meta: dict[str, Any], campaign_dir: Path | None) -> Context:
+def run_context(session: BenchSession, meta: dict[str, Any]) -> Context:
+    """The campaign state at the run's start, for the units to run on the session's bench."""
     bench = session.bench
     assert bench is not None and bench.transport.profile is not None
     profile = bench.transport.profile
@@ -124,42 +124,8 @@ def _context(session: BenchSession, meta: dict[str, Any], campaign_dir: Path | N
         blocks,
         float(meta["temperatures_C"]["ambient"]),
         bench.has("wear"),
-        campaign_dir,
+        _campaign_dir(meta),
     )
-
-
-RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,119}$")
-
-
-def _new_run_dir(out: Path, name: str, run_id: str | None) -> Path:
-    if run_id is not None and (RUN_ID.match(run_id) is None or ".." in run_id):
-        raise RunDirError(
-            f"--run-id {run_id!r}: a run id is a plain name (letters, digits, '_', '.', '-', "
-            "at most 120, no '..'): the run folder is made inside --out"
-        )
-    if (out / RUN_JSON).exists():
-        raise RunDirError(
-            f"{out} is itself a run directory: give its parent folder as --out, "
-            f"or continue that run with: nandlab resume {out}"
-        )
-    if run_id is None:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        run_id = f"{name}-{stamp}"
-        n = 1
-        while (out / run_id).exists():
-            n += 1
-            run_id = f"{name}-{stamp}-{n}"
-    run_dir = out / run_id
-    # a start killed (kill -9) before it wrote run.json leaves only its lock and first
-    # checkpoint: the same command may take the folder again
-    leftovers = {RUN_LOCK, CHECKPOINTS}
-    if run_dir.exists() and any(p.name not in leftovers for p in run_dir.iterdir()):
-        held = "another run" if (run_dir / RUN_JSON).exists() else "other files"
-        raise RunDirError(
-            f"{run_dir} already holds {held}: choose another --run-id, or "
-            f"continue it with: nandlab resume {run_dir}"
-        )
-    return run_dir
 
 
 def start_run(
@@ -170,8 +136,10 @@ def start_run(
     opener: Opener = open_bench,
     progress: StepProgress | None = None,
     unit_progress: ProgressFn = no_progress,
+    run_units: UnitsRunner | None = None,
 ) -> RunResult:
-    """Validate a campaign file, open the bench, choose blocks, expand, then run every unit.
+    """Validate a campaign file, open the bench, choose blocks, expand, then run every unit
+    (in this process, or through `run_units`: `campaign.ray_runner`).
 
     `file:` patterns are read relative to the campaign file's folder."""
     loaded = load_campaign(campaign_file)
@@ -185,6 +153,7 @@ def start_run(
         opener=opener,
         progress=progress,
         unit_progress=unit_progress,
+        run_units=run_units or _run_units,
     )
 
 
@@ -219,6 +188,7 @@ def run_campaign(
         opener=opener,
         progress=on_progress,
         unit_progress=unit_progress,
+        run_units=_run_units,
     )
 
 
@@ -233,10 +203,11 @@ def _start(
     opener: Opener,
     progress: StepProgress | None,
     unit_progress: ProgressFn,
+    run_units: UnitsRunner,
 ) -> RunResult:
     c = loaded.campaign
     preflight(loaded, campaign_dir)
-    run_dir = _new_run_dir(out, c.name, run_id)
+    run_dir = new_run_dir(out, c.name, run_id)
     # checked before the bench opens: a damaged ledger leaves the chip as it was
     ledger = Ledger()
     session = BenchSession(c.bench, list(c.chips), run_dir, opener)
@@ -300,7 +271,7 @@ def _start(
             "status": "running",
             "t_prog_us": chip0.identification.fields.get("t_prog_us"),
         }
-        ctx = _context(session, meta, campaign_dir)
+        ctx = run_context(session, meta)
         dry_run(plan, ctx)
         check_bench(bench, {u.kind for u in plan.units})
         if history is None:
@@ -312,7 +283,7 @@ def _start(
             run_dir.mkdir(parents=True, exist_ok=True)
             created = True
             meta["initial_checkpoint"] = session.checkpoint("init")
-            _write_meta(run_dir, meta)
+            write_meta(run_dir, meta)
         except OSError as exc:
             raise RunDirError(
                 f"cannot write the run directory {run_dir}: {exc.strerror or exc}"
@@ -329,7 +300,7 @@ def _start(
         if created and not (run_dir / RUN_JSON).exists():
             shutil.rmtree(run_dir, ignore_errors=True)
         raise
-    return _run_units(session, plan, ctx, meta, run_dir, ledger, ids, progress, unit_progress)
+    return run_units(session, plan, ctx, meta, run_dir, ledger, ids, progress, unit_progress)
 
 
 def resume_run(
@@ -338,9 +309,10 @@ def resume_run(
     opener: Opener = open_bench,
     progress: StepProgress | None = None,
     unit_progress: ProgressFn = no_progress,
+    run_units: UnitsRunner | None = None,
 ) -> RunResult:
     """Continue a stopped or killed run: restore the die to the last committed unit, run the
-    rest. A complete run is left as it is."""
+    rest (in this process, or through `run_units`). A complete run is left as it is."""
     run = Path(run_dir)
     meta = read_meta(run)
     loaded = parse_campaign(meta["campaign_text"], meta["campaign_file"])
@@ -354,7 +326,9 @@ def resume_run(
     ledger = Ledger()  # checked before the die is restored or the bench opened
     session = BenchSession(meta["bench_url"], list(loaded.campaign.chips), run, opener)
     store = RunStore(run)
-    tag = store.last_checkpoint() or meta.get("initial_checkpoint")
+    # on Ray the shards' checkpoints are their own (ray_runner); this session only opens
+    tag = None if "ray" in meta else store.last_checkpoint()
+    tag = tag or meta.get("initial_checkpoint")
     store.close()
     if tag is not None and meta["bench_url"].startswith("sim:"):
         session.restore(tag)
@@ -368,7 +342,7 @@ def resume_run(
                 f"CE {ce} holds chip {chip.identification.unique_id}, but run "
                 f"{run} was measured on chip {ids[ce]}: put that chip back"
             )
-    ctx = _context(session, meta, _campaign_dir(meta))
+    ctx = run_context(session, meta)
     for uid in ids.values():
         ledger.run_started(uid, meta["run_id"], meta["campaign"], str(run.resolve()))
     meta["status"] = "running"
@@ -377,8 +351,9 @@ def resume_run(
     assert session.bench is not None
     # the bench may have changed in between (another instrument, a reloaded bitstream)
     meta.setdefault("bench_on_resume", []).append(session.bench.snapshot())
-    _write_meta(run, meta)
-    return _run_units(session, plan, ctx, meta, run, ledger, ids, progress, unit_progress)
+    write_meta(run, meta)
+    run_units = run_units or _run_units
+    return run_units(session, plan, ctx, meta, run, ledger, ids, progress, unit_progress)
 
 
 def _campaign_dir(meta: dict[str, Any]) -> Path:
@@ -431,8 +406,8 @@ def _run_units(
                 chip_ns = bench.chip_time_ns() - clock0
                 apply(unit, ctx)
                 book_unit(ledger, unit, outcome, ids, run_id)
-                wall = time.perf_counter() - wall0
                 tag = session.checkpoint(f"u{unit.index:05d}")
+                wall = time.perf_counter() - wall0  # the checkpoint is part of the unit's cost
                 store.commit_unit(
                     unit.index,
                     unit.key,
@@ -459,7 +434,7 @@ def _run_units(
         why = reason(exc, run_dir)
         meta.update(status=status, failed_unit=current, error=why, stop_utc=utc_now())
         wind_down(
-            lambda: _write_meta(run_dir, meta),
+            lambda: write_meta(run_dir, meta),
             lambda: book_partial_wear(session, ledger, ids, run_id, current),
             session.close,
             parts.flush,
@@ -490,7 +465,7 @@ def _run_units(
         chip_time_s=chip_ns / 1e9,
         wall_s_units=wall,
     )
-    _write_meta(run_dir, meta)
+    write_meta(run_dir, meta)
     drop_parts(run_dir)  # after run.json says complete: readers then read measurements.parquet
     for uid in ids.values():
         ledger.run_finished(uid, run_id, "complete")

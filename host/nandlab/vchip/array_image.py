@@ -1,27 +1,28 @@
-"""The die image: a `CellArray`'s state in one .npz file, written crash-safely.
+"""The die image of a `CellArray`, block by block, so a save writes only what changed.
 
-Per programmed WL three arrays (`b<block>_w<wl>_vth`, `_pers`, `_level`); everything
-else (format, profile, seed, chip, retention age, read-noise generator state, per
-block wear / mode / read counts, per WL history) in a JSON document stored as the
-`meta` byte array.
+A die is one small document (`die_meta`: profile, seed, chip, retention ages, the
+read-noise generator's state) plus, per touched block, its cells (`cells_bytes`: an
+.npz with three arrays per programmed WL, `w<wl>_vth`, `_pers`, `_level`) and its
+history (`history_bytes`: JSON of wear, mode, read counts, per WL history). A read
+changes the history only, so the cells (megabytes) are written again only after a
+program, erase or wear. `cells_mark` / `history_mark` tell, without reading the
+cells, whether each changed since it was last written: where the files go, their
+names and checksums are the image store's business (`transport.image`).
 """
 
 from __future__ import annotations
 
+import io
 import json
-import os
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from nandlab.errors import ProfileError
-from nandlab.paths import file_mode
-from nandlab.vchip.cells import Block, WordLine
+from nandlab.vchip.cells import Ages, Block, WordLine, ages_from_json
 
-_IMAGE_FORMAT = 1
+_IMAGE_FORMAT = 2
 
 
 @dataclass
@@ -31,103 +32,109 @@ class DieImage:
     profile: str
     seed: int
     chip: int
-    age_h: float  # retention age of the die (equivalent hours at the reference temperature)
+    age_h: Ages  # retention ages of the die (equivalent hours at the reference temperature)
     noise_state: dict[str, Any]  # the read-noise bit generator's state
     blocks: dict[int, Block]
 
 
-def write(path: Path, image: DieImage) -> None:
-    """Write `image` to `path`: temp file (the umask's mode), fsync, atomic replace, fsync
-    of the folder."""
-    arrays: dict[str, np.ndarray] = {}
-    blocks: dict[str, Any] = {}
-    for b, blk in image.blocks.items():
-        wls: dict[str, Any] = {}
-        for w_i, w in blk.wls.items():
-            arrays[f"b{b}_w{w_i}_vth"] = w.vth
-            arrays[f"b{b}_w{w_i}_pers"] = w.personality
-            arrays[f"b{b}_w{w_i}_level"] = w.level
-            wls[str(w_i)] = {
-                "pages": sorted(w.pages),
-                "programs": w.programs,
-                "age_h": w.age_h,
-                "reads_base": w.reads_base,
-            }
-        blocks[str(b)] = {
-            "pec": blk.pec,
-            "slc": blk.slc,
-            "reads": blk.reads,
-            "erase_age_h": blk.erase_age_h,
-            "own_reads": {str(k): v for k, v in blk.own_reads.items()},
-            "wls": wls,
-        } | ({"mlc": True} if blk.mlc else {})
-    meta = {
+Mark = tuple[Any, ...]
+
+
+def cells_mark(blk: Block) -> Mark:
+    """Changes whenever the block's stored cells do, in O(1): program, erase and wear bump
+    `version`. The object's identity is in it too: a block replaced by a new object (a
+    load) is never taken for the one written before."""
+    return (id(blk), blk.version, blk.pec, len(blk.wls))
+
+
+def history_mark(blk: Block) -> Mark:
+    """Changes whenever the block's history does, in O(1): besides the cells' changes,
+    every sensing adds to `reads` (which only an erase, a version bump, resets), and the
+    per-WL read counts change only with it."""
+    return (*cells_mark(blk), blk.reads, blk.slc, blk.mlc, blk.erase_age_h)
+
+
+def die_meta(image: DieImage) -> dict[str, Any]:
+    """The die-wide part of the image (JSON-able)."""
+    return {
         "format": _IMAGE_FORMAT,
         "profile": image.profile,
         "seed": image.seed,
         "chip": image.chip,
         "age_h": image.age_h,
         "noise": image.noise_state,
-        "blocks": blocks,
     }
-    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, file_mode())  # readable by the lab as the image's other files
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)  # type: ignore[arg-type]
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
-def read(path: Path, profile: str) -> DieImage:
-    """The image at `path`; ProfileError if its format or profile does not match."""
-    with np.load(path, allow_pickle=False) as z:
-        meta = json.loads(z["meta"].tobytes().decode())
-        if meta.get("format") != _IMAGE_FORMAT:
-            raise ProfileError(f"{path}: unknown die image format {meta.get('format')}")
-        if meta["profile"] != profile:
-            raise ProfileError(f"{path}: die image of profile {meta['profile']}, not {profile}")
-        blocks: dict[int, Block] = {}
-        for b_s, bm in meta["blocks"].items():
-            b = int(b_s)
-            blk = Block(
-                pec=int(bm["pec"]),
-                slc=bm["slc"],
-                mlc=bool(bm.get("mlc", False)),
-                reads=int(bm["reads"]),
-                erase_age_h=float(bm["erase_age_h"]),
-                own_reads={int(k): int(v) for k, v in bm["own_reads"].items()},
-            )
-            for w_s, wm in bm["wls"].items():
-                blk.wls[int(w_s)] = WordLine(
-                    vth=z[f"b{b}_w{w_s}_vth"],
-                    personality=z[f"b{b}_w{w_s}_pers"],
-                    level=z[f"b{b}_w{w_s}_level"],
-                    pages=set(wm["pages"]),
-                    programs=int(wm["programs"]),
-                    age_h=float(wm["age_h"]),
-                    reads_base=int(wm["reads_base"]),
-                )
-            blocks[b] = blk
-    return DieImage(
-        meta["profile"], meta["seed"], meta["chip"], float(meta["age_h"]), meta["noise"], blocks
+def cells_bytes(blk: Block) -> bytes:
+    """The block's cells as an .npz document (uncompressed: the cells' bits are random)."""
+    arrays: dict[str, np.ndarray] = {}
+    for w_i, w in blk.wls.items():
+        arrays[f"w{w_i}_vth"] = w.vth
+        arrays[f"w{w_i}_pers"] = w.personality
+        arrays[f"w{w_i}_level"] = w.level
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)  # type: ignore[arg-type]
+    return buf.getvalue()
+
+
+def history_bytes(blk: Block) -> bytes:
+    """The block's history as a JSON document."""
+    wls = {
+        str(w_i): {
+            "pages": sorted(w.pages),
+            "programs": w.programs,
+            "age_h": w.age_h,
+            "reads_base": w.reads_base,
+        }
+        for w_i, w in blk.wls.items()
+    }
+    meta = {
+        "pec": blk.pec,
+        "slc": blk.slc,
+        "mlc": blk.mlc,
+        "reads": blk.reads,
+        "erase_age_h": blk.erase_age_h,
+        "own_reads": {str(k): v for k, v in blk.own_reads.items()},
+        "wls": wls,
+    }
+    return json.dumps(meta).encode()
+
+
+def read_block(cells: bytes, history: bytes) -> Block:
+    """The block `cells_bytes` and `history_bytes` wrote (ValueError / KeyError when they
+    are not one)."""
+    bm = json.loads(history)
+    blk = Block(
+        pec=int(bm["pec"]),
+        slc=bm["slc"],
+        mlc=bool(bm["mlc"]),
+        reads=int(bm["reads"]),
+        erase_age_h=ages_from_json(bm["erase_age_h"]),
+        own_reads={int(k): int(v) for k, v in bm["own_reads"].items()},
     )
+    with np.load(io.BytesIO(cells), allow_pickle=False) as z:
+        for w_s, wm in bm["wls"].items():
+            blk.wls[int(w_s)] = WordLine(
+                vth=z[f"w{w_s}_vth"],
+                personality=z[f"w{w_s}_pers"],
+                level=z[f"w{w_s}_level"],
+                pages=set(wm["pages"]),
+                programs=int(wm["programs"]),
+                age_h=ages_from_json(wm["age_h"]),
+                reads_base=int(wm["reads_base"]),
+            )
+    return blk
 
 
-def _fsync_dir(folder: Path) -> None:
-    """Make a rename in `folder` durable (POSIX; a no-op where directories cannot be opened)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def from_parts(meta: dict[str, Any], profile: str, blocks: dict[int, Block]) -> DieImage:
+    """The image of `die_meta` and its blocks; ProfileError if its format or profile does
+    not match."""
+    if meta.get("format") != _IMAGE_FORMAT:
+        raise ProfileError(f"unknown die image format {meta.get('format')}")
+    if meta["profile"] != profile:
+        raise ProfileError(f"die image of profile {meta['profile']}, not {profile}")
+    return DieImage(
+        meta["profile"], int(meta["seed"]), int(meta["chip"]), ages_from_json(meta["age_h"]),
+        meta["noise"], blocks,
+    )
