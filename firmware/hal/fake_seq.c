@@ -119,6 +119,9 @@ static void load_page(void)
     }
     memcpy(buf, die[blk][pg], cfg.page_bytes);
     uint32_t bits = cfg.page_bytes * 8u, flips = hal_host_flips(stats.pe[blk], stats.offset);
+    flips += stats.block_reads[blk] * cfg.flips_per_kread / 1000u;
+    flips = flips < bits ? flips : bits;
+    stats.block_reads[blk]++;
     for (uint32_t k = 0; k < flips; k++) {
         uint32_t bit = (k * 7919u + pg * 31u) % bits;
         buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
@@ -145,6 +148,7 @@ static void latch_cmd(uint8_t b)
         if (cmd == 0x60 && locate(row(), &blk, &pg)) {
             memset(die[blk], 0xFF, sizeof die[blk]);
             stats.pe[blk]++;
+            stats.block_reads[blk] = 0;
             stats.erases++;
             status = 0xE0 | (stats.pe[blk] > cfg.endurance ? 1u : 0u);
             busy_ns = FAKE_T_BERS_NS;

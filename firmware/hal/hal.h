@@ -26,6 +26,11 @@ void hal_seq_tx_block(const uint32_t *w, uint32_t n);
 uint32_t hal_seq_rx_occupancy(void);
 uint32_t hal_seq_rx(void);
 
+/* The board's sensors, for the session's limits: supply current (mA) and
+ * temperature (m°C); false when the board has no such reading. */
+bool hal_supply_mA(uint32_t *mA);
+bool hal_temp_mC(int32_t *mC);
+
 /* Monotonic time in ns (the watchdog's clock). */
 uint64_t hal_time_ns(void);
 

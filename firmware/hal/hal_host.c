@@ -10,6 +10,9 @@
 static uint32_t regs[sizeof(nandlab_regs_t) / 4 + 1];
 static uint32_t shared[FAKE_SHARED_WORDS];
 static void (*cmd_hook)(void *);
+static bool has_current = true, has_temp = true;
+static uint32_t sense_mA;
+static int32_t sense_mC = 25000;
 static void *cmd_hook_ctx;
 
 uint32_t *hal_host_regs(void) { return regs; }
@@ -43,6 +46,26 @@ void hal_reg_write(uint32_t offset, uint32_t value)
 
 uint32_t *hal_shared(void) { return shared; }
 
+void hal_host_sense(bool current, uint32_t mA, bool temp, int32_t mC)
+{
+    has_current = current;
+    sense_mA = mA;
+    has_temp = temp;
+    sense_mC = mC;
+}
+
+bool hal_supply_mA(uint32_t *mA)
+{
+    *mA = sense_mA;
+    return has_current;
+}
+
+bool hal_temp_mC(int32_t *mC)
+{
+    *mC = sense_mC;
+    return has_temp;
+}
+
 uint32_t hal_shared_words(void) { return FAKE_SHARED_WORDS; }
 
 void hal_host_reset(const struct fake_cfg *cfg)
@@ -55,5 +78,6 @@ void hal_host_reset(const struct fake_cfg *cfg)
     }
     regs[offsetof(nandlab_regs_t, ID) / 4] = NANDLAB_REGS__ID__MAGIC_reset;
     cmd_hook = NULL;
+    hal_host_sense(true, 0, true, 25000);
     fake_seq_reset(cfg);
 }

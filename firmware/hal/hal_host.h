@@ -29,6 +29,7 @@ struct fake_cfg {
     uint32_t flips_per_step;  /* extra bit errors per offset step away from it */
     uint32_t endurance;       /* P/E count after which erase / program report FAIL */
     uint32_t offset_feature;  /* SET FEATURES address of the read offset */
+    uint32_t flips_per_kread; /* read disturb: bit errors per page per 1000 earlier reads of its block since the erase */
 };
 
 struct fake_stats {
@@ -36,6 +37,7 @@ struct fake_stats {
     uint32_t cmd_count[256];
     uint32_t pe[FAKE_MAX_BLOCKS];
     int32_t offset;
+    uint32_t block_reads[FAKE_MAX_BLOCKS]; /* page reads (senses) since the block's erase */
 };
 
 void hal_host_reset(const struct fake_cfg *cfg);
@@ -44,6 +46,9 @@ struct fake_stats *hal_host_stats(void);
 uint8_t *hal_host_page(uint32_t block, uint32_t page);
 void hal_host_rb_stuck(bool stuck);      /* R/B# never rises again */
 void hal_host_seq_hang(bool hang);       /* the sequencer never answers */
+/* The sensors' readings (hal_supply_mA / hal_temp_mC); `has_*` false: no sensor.
+ * After hal_host_reset: 0 mA and 25 °C, both present. */
+void hal_host_sense(bool has_current, uint32_t mA, bool has_temp, int32_t mC);
 /* Called whenever the firmware reads MBX_CMD: the test's "host" acts there. */
 void hal_host_on_cmd_read(void (*hook)(void *ctx), void *ctx);
 /* Every word the firmware sent to the sequencer since the reset (the first

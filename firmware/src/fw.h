@@ -18,7 +18,8 @@ enum fw_cmd {
     FW_CMD_RUN_PROGRAM = 0x03, /* arg0/1: program byte offset / words; arg2/3: ring byte offset / words */
     FW_CMD_RUN_LOOP = 0x04,    /* arg0/1: descriptor byte offset / words; arg2/3: ring */
     FW_CMD_ABORT = 0x05,       /* stops a running loop between two steps */
-    FW_CMD_END_SESSION = 0x06, /* drops every permit */
+    FW_CMD_END_SESSION = 0x06, /* drops every permit and limit */
+    FW_CMD_LIMITS = 0x07,      /* arg0: max supply mA, arg1: max temperature m°C (signed); 0 = none */
 };
 
 /* MBX_STATUS.STATE */
@@ -36,6 +37,9 @@ enum fw_error {
     FW_ERR_RESULT_FULL = 7,   /* the host did not take results from the ring; detail: loop step */
     FW_ERR_ABORTED = 8,       /* ABORT from the host; detail: steps done */
     FW_ERR_BAD_PROGRAM = 9,   /* malformed op program; detail: word index */
+    FW_ERR_OVER_CURRENT = 10, /* supply current above the session's limit; detail: mA read */
+    FW_ERR_OVER_TEMP = 11,    /* temperature above the session's limit; detail: m°C read */
+    FW_ERR_NO_SENSOR = 12,    /* a limit is set but its sensor gives no reading; detail: 0 current, 1 temperature */
 };
 
 /* SESSION permit bits */
@@ -60,15 +64,20 @@ enum fw_desc {
     FW_D_FIRST = 11,     /* sweep: first offset (signed 8 bits) */
     FW_D_STEP = 12,      /* sweep: offset step (signed 8 bits) */
     FW_D_WORDS = 13,
+    /* read disturb: the same words 10 and 11, other meanings */
+    FW_D_AGGRESSOR = 10, /* page (from ROW) read again and again */
+    FW_D_READS = 11,     /* its reads per checkpoint (step) */
 };
 
-enum fw_loop { FW_LOOP_PE_CYCLE = 1, FW_LOOP_READ_SWEEP = 2 };
+enum fw_loop { FW_LOOP_PE_CYCLE = 1, FW_LOOP_READ_SWEEP = 2, FW_LOOP_READ_DISTURB = 3 };
 
 /* Ring records of the loops: header = tag << 24 | words after the header. */
 #define FW_REC_PE 0xC0u    /* cycle, erase busy ns, program busy ns, status fails, err 0->1, err 1->0 */
 #define FW_REC_SWEEP 0xC1u /* offset (signed), read busy ns, err 0->1, err 1->0 */
+#define FW_REC_DISTURB 0xC2u /* checkpoint, aggressor reads so far, their busy ns, err 0->1, 1->0 */
 #define FW_REC_PE_WORDS 7u
 #define FW_REC_SWEEP_WORDS 5u
+#define FW_REC_DISTURB_WORDS 6u
 
 void fw_init(void);
 /* One poll of the mailbox; a new command runs to completion inside it. */

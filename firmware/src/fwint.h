@@ -105,5 +105,9 @@ int loop_run(const uint32_t *desc, uint32_t n, uint32_t permits, struct ring *ri
 /* --- server.c --- */
 /* True if the host has posted ABORT (polled by loops between steps). */
 bool server_abort_requested(void);
+/* FW_OK, or the session's limit the board is past (FW_ERR_OVER_CURRENT,
+ * FW_ERR_OVER_TEMP, FW_ERR_NO_SENSOR) with *detail the reading; checked before
+ * every RUN_PROGRAM and every loop step. */
+int server_check_limits(uint32_t *detail);
 
 #endif

@@ -1,6 +1,6 @@
-/* On-board loops: whole P/E cycles and read-offset sweeps with the pattern
- * generator and the DOUT_CMP comparator, one ring record per step and no host
- * round trip in between. */
+/* On-board loops: whole P/E cycles, read-offset sweeps and read-disturb runs
+ * with the pattern generator and the DOUT_CMP comparator, one ring record per
+ * step and no host round trip in between. */
 #include "fwint.h"
 
 #include "nandlab_ops.h"
@@ -18,23 +18,25 @@ struct tmpl {
     uint64_t budget_ns;
 };
 
-enum op_kind { K_ERASE, K_PROGRAM, K_VERIFY, K_OFFSET };
+enum op_kind { K_ERASE, K_PROGRAM, K_VERIFY, K_OFFSET, K_SENSE };
 /* Tag of an op in the pipe: kind, last op of its step, step. */
-#define TAG(kind, last, step) ((uint32_t)(kind) | (last) << 2 | (step) << 3)
-#define TAG_KIND(t) ((t) & 3u)
-#define TAG_LAST(t) (((t) >> 2) & 1u)
-#define TAG_STEP(t) ((t) >> 3)
+#define TAG(kind, last, step) ((uint32_t)(kind) | (last) << 3 | (step) << 4)
+#define TAG_KIND(t) ((t) & 7u)
+#define TAG_LAST(t) (((t) >> 3) & 1u)
+#define TAG_STEP(t) ((t) >> 4)
 
 struct loop {
     const uint32_t *d;
     uint32_t permits;
+    uint32_t kind; /* FW_LOOP_* */
     bool pe;
     struct ring *ring;
     uint32_t rec_words;
-    struct tmpl erase, program, verify, offset;
+    struct tmpl erase, program, verify, offset, sense;
     /* queuing cursor: step, op within the step (-1: not started) */
     uint32_t q_step;
     int32_t q_op;
+    uint32_t limit_detail; /* the reading that stopped the loop at a limit */
     /* results: steps reported and the sums of the step being answered */
     uint32_t steps_done;
     uint32_t sum_erase_ns, sum_busy_ns, fails, e01, e10;
@@ -114,6 +116,19 @@ static int build_verify(struct loop *l, uint32_t *detail)
     return finish(l, &p, &l->verify, detail);
 }
 
+/* A read disturb: the page is sensed (READ 00h-30h, busy tR), no data out. */
+static int build_sense(struct loop *l, uint32_t *detail)
+{
+    struct prog p;
+    begin(l, &p, &l->sense);
+    prog_cmd(&p, 0x00);
+    l->sense.patch_at = p.n + 1;
+    prog_row_addr(&p, l->d[FW_D_ROW], true);
+    prog_cmd(&p, 0x30);
+    busy(l, &p);
+    return finish(l, &p, &l->sense, detail);
+}
+
 static int build_offset(struct loop *l, uint32_t *detail)
 {
     uint8_t feature = (uint8_t)l->d[FW_D_FEATURE];
@@ -154,11 +169,25 @@ static int8_t sweep_offset(const struct loop *l, uint32_t step)
     return (int8_t)(uint8_t)(l->d[FW_D_FIRST] + step * l->d[FW_D_STEP]);
 }
 
+/* Pages the disturb loop checks: the first PAGES but the aggressor. */
+static uint32_t victims(const uint32_t *d)
+{
+    return d[FW_D_PAGES] - (d[FW_D_AGGRESSOR] < d[FW_D_PAGES] ? 1u : 0u);
+}
+
 /* Ops of one step: P/E: erase, program each page, verify each page; sweep:
- * set the offset, verify each page. */
+ * set the offset, verify each page; disturb: READS senses of the aggressor,
+ * then verify each victim page. */
 static uint32_t ops_per_step(const struct loop *l)
 {
-    return (l->pe ? 2u : 1u) * l->d[FW_D_PAGES] + 1u;
+    switch (l->kind) {
+    case FW_LOOP_PE_CYCLE:
+        return 2u * l->d[FW_D_PAGES] + 1u;
+    case FW_LOOP_READ_SWEEP:
+        return l->d[FW_D_PAGES] + 1u;
+    default:
+        return l->d[FW_D_READS] + victims(l->d);
+    }
 }
 
 static int next_op(void *ctx, struct pipe_op *op)
@@ -172,6 +201,10 @@ static int next_op(void *ctx, struct pipe_op *op)
         if (server_abort_requested()) {
             return FW_ERR_ABORTED;
         }
+        int limit = server_check_limits(&l->limit_detail);
+        if (limit != FW_OK) {
+            return limit;
+        }
         /* Room in the ring for every step queued, this one included: else
          * wait for the steps in flight, and stop if none is. */
         uint32_t in_flight = l->q_step - l->steps_done;
@@ -180,23 +213,39 @@ static int next_op(void *ctx, struct pipe_op *op)
         }
         l->q_op = 0;
     }
-    uint32_t k = (uint32_t)l->q_op, step = l->q_step;
-    struct tmpl *t;
-    uint32_t kind;
-    if (k == 0) {
-        kind = l->pe ? K_ERASE : K_OFFSET;
-        t = l->pe ? &l->erase : &l->offset;
-        op->w = l->pe ? at_row(t, l->d[FW_D_ROW], false)
-                      : at_offset(l, (uint8_t)sweep_offset(l, step));
-    } else if (l->pe && k <= pages) {
-        kind = K_PROGRAM;
-        t = &l->program;
-        op->w = at_row(t, l->d[FW_D_ROW] + k - 1, true);
+    uint32_t k = (uint32_t)l->q_op, step = l->q_step, row = l->d[FW_D_ROW];
+    struct tmpl *t = &l->verify;
+    uint32_t kind = K_VERIFY, page = 0;
+    if (l->kind == FW_LOOP_PE_CYCLE) {
+        if (k == 0) {
+            kind = K_ERASE;
+            t = &l->erase;
+        } else if (k <= pages) {
+            kind = K_PROGRAM;
+            t = &l->program;
+            page = k - 1;
+        } else {
+            page = k - 1 - pages;
+        }
+    } else if (l->kind == FW_LOOP_READ_SWEEP) {
+        if (k == 0) {
+            kind = K_OFFSET;
+            t = &l->offset;
+        } else {
+            page = k - 1;
+        }
+    } else if (k < l->d[FW_D_READS]) {
+        kind = K_SENSE;
+        t = &l->sense;
+        page = l->d[FW_D_AGGRESSOR];
     } else {
-        uint32_t page = k - 1 - (l->pe ? pages : 0);
-        kind = K_VERIFY;
-        t = &l->verify;
-        op->w = at_row(t, l->d[FW_D_ROW] + page, true);
+        page = k - l->d[FW_D_READS];
+        page += page >= l->d[FW_D_AGGRESSOR] ? 1u : 0u;
+    }
+    if (kind == K_OFFSET) {
+        op->w = at_offset(l, (uint8_t)sweep_offset(l, step));
+    } else {
+        op->w = at_row(t, row + page, kind != K_ERASE);
     }
     op->n = t->n;
     op->budget_ns = t->budget_ns;
@@ -225,8 +274,11 @@ static int op_done(void *ctx, uint32_t tag, const struct seq_result *res, uint32
         l->sum_busy_ns += res->busy_ns;
         l->fails += res->status & STATUS_FAIL;
         break;
+    case K_SENSE:
+        l->sum_busy_ns += res->busy_ns;
+        break;
     case K_VERIFY:
-        if (!l->pe) {
+        if (l->kind == FW_LOOP_READ_SWEEP) {
             l->sum_busy_ns += res->busy_ns;
         }
         l->e01 += res->err_0to1;
@@ -248,12 +300,19 @@ static int op_done(void *ctx, uint32_t tag, const struct seq_result *res, uint32
         rec[4] = l->fails;
         rec[5] = l->e01;
         rec[6] = l->e10;
-    } else {
+    } else if (l->kind == FW_LOOP_READ_SWEEP) {
         rec[0] = FW_REC_SWEEP << 24 | (FW_REC_SWEEP_WORDS - 1);
         rec[1] = (uint32_t)(int32_t)sweep_offset(l, step);
         rec[2] = l->sum_busy_ns;
         rec[3] = l->e01;
         rec[4] = l->e10;
+    } else {
+        rec[0] = FW_REC_DISTURB << 24 | (FW_REC_DISTURB_WORDS - 1);
+        rec[1] = step;
+        rec[2] = (step + 1) * l->d[FW_D_READS];
+        rec[3] = l->sum_busy_ns;
+        rec[4] = l->e01;
+        rec[5] = l->e10;
     }
     l->sum_erase_ns = l->sum_busy_ns = l->fails = l->e01 = l->e10 = 0;
     if (!ring_put(l->ring, rec, l->rec_words)) {
@@ -275,7 +334,8 @@ static int reset_offset(struct loop *l)
 /* Index of the first bad descriptor word, or FW_D_WORDS if it is sound. */
 static uint32_t check_desc(const uint32_t *d)
 {
-    if (d[FW_D_KIND] != FW_LOOP_PE_CYCLE && d[FW_D_KIND] != FW_LOOP_READ_SWEEP) {
+    if (d[FW_D_KIND] != FW_LOOP_PE_CYCLE && d[FW_D_KIND] != FW_LOOP_READ_SWEEP &&
+        d[FW_D_KIND] != FW_LOOP_READ_DISTURB) {
         return FW_D_KIND;
     }
     if (d[FW_D_TARGET] > NANDLAB_OPS_MAX_TARGET) {
@@ -298,6 +358,19 @@ static uint32_t check_desc(const uint32_t *d)
     }
     if (d[FW_D_KIND] == FW_LOOP_READ_SWEEP && d[FW_D_FEATURE] > 0xFFu) {
         return FW_D_FEATURE;
+    }
+    if (d[FW_D_KIND] == FW_LOOP_READ_DISTURB) {
+        if (d[FW_D_AGGRESSOR] > 0xFFFFFFu - d[FW_D_ROW]) {
+            return FW_D_AGGRESSOR;
+        }
+        /* the reads of a checkpoint are queued as ops: bounded so a step's
+         * ops and the (step + 1) * reads of its record stay in 32 bits */
+        if (d[FW_D_READS] == 0 || d[FW_D_READS] > 0xFFFFu || d[FW_D_COUNT] > 0xFFFFu) {
+            return FW_D_READS;
+        }
+        if (victims(d) == 0) {
+            return FW_D_PAGES;
+        }
     }
     return FW_D_WORDS;
 }
@@ -325,20 +398,27 @@ int loop_run(const uint32_t *desc, uint32_t n, uint32_t permits, struct ring *ri
      * copied with picolibc's byte-wise memmove (some 20 000 clocks). */
     l.d = desc;
     l.permits = permits;
+    l.kind = desc[FW_D_KIND];
     l.pe = pe;
     l.ring = ring;
-    l.rec_words = pe ? FW_REC_PE_WORDS : FW_REC_SWEEP_WORDS;
+    l.rec_words = pe ? FW_REC_PE_WORDS
+                     : l.kind == FW_LOOP_READ_SWEEP ? FW_REC_SWEEP_WORDS : FW_REC_DISTURB_WORDS;
     l.q_step = 0;
     l.q_op = -1;
     l.steps_done = 0;
     l.sum_erase_ns = l.sum_busy_ns = l.fails = l.e01 = l.e10 = 0;
     uint32_t detail;
-    int err = pe ? build_erase(&l, &detail) : build_offset(&l, &detail);
-    if (err == FW_OK) {
-        err = pe ? build_program(&l, &detail) : FW_OK;
+    bool sweep = l.kind == FW_LOOP_READ_SWEEP;
+    int err = build_verify(&l, &detail);
+    if (err == FW_OK && pe) {
+        err = build_erase(&l, &detail);
+        err = err == FW_OK ? build_program(&l, &detail) : err;
     }
-    if (err == FW_OK) {
-        err = build_verify(&l, &detail);
+    if (err == FW_OK && sweep) {
+        err = build_offset(&l, &detail);
+    }
+    if (err == FW_OK && l.kind == FW_LOOP_READ_DISTURB) {
+        err = build_sense(&l, &detail);
     }
     if (err != FW_OK) {
         return err;
@@ -349,10 +429,12 @@ int loop_run(const uint32_t *desc, uint32_t n, uint32_t permits, struct ring *ri
     if (err == FW_ERR_CHIP_TIMEOUT || err == FW_ERR_SEQ_STUCK || err == FW_ERR_SEQ_ERROR) {
         /* the detail of a failed op is the step it belongs to */
         *steps = TAG_STEP(failed);
+    } else if (err == FW_ERR_OVER_CURRENT || err == FW_ERR_OVER_TEMP || err == FW_ERR_NO_SENSOR) {
+        *steps = l.limit_detail;
     } else {
         *steps = l.steps_done;
     }
-    if (!pe) {
+    if (sweep) {
         int back = reset_offset(&l);
         if (err == FW_OK) {
             err = back;

@@ -10,6 +10,9 @@
 #define FIELD(v, reg, f) (((v) & NANDLAB_REGS__##reg##__##f##_bm) >> NANDLAB_REGS__##reg##__##f##_bp)
 
 static uint32_t permits;
+/* The session's limits (0: none): supply current (mA) and temperature (m°C). */
+static uint32_t max_mA;
+static int32_t max_mC;
 static uint32_t heartbeat;
 static uint32_t last_seq; /* SEQ of the last command taken */
 
@@ -32,6 +35,8 @@ static void set_status(uint32_t state, uint32_t error)
 void fw_init(void)
 {
     permits = 0;
+    max_mA = 0;
+    max_mC = 0;
     heartbeat = 0;
     /* A command left over from before this boot is not run: the host saw
      * MBX_FW_VERSION at 0 and must post again. */
@@ -52,6 +57,33 @@ bool server_abort_requested(void)
         return true;
     }
     return false;
+}
+
+int server_check_limits(uint32_t *detail)
+{
+    if (max_mA != 0) {
+        uint32_t mA;
+        if (!hal_supply_mA(&mA)) {
+            *detail = 0;
+            return FW_ERR_NO_SENSOR;
+        }
+        if (mA > max_mA) {
+            *detail = mA;
+            return FW_ERR_OVER_CURRENT;
+        }
+    }
+    if (max_mC != 0) {
+        int32_t mC;
+        if (!hal_temp_mC(&mC)) {
+            *detail = 1;
+            return FW_ERR_NO_SENSOR;
+        }
+        if (mC > max_mC) {
+            *detail = (uint32_t)mC;
+            return FW_ERR_OVER_TEMP;
+        }
+    }
+    return FW_OK;
 }
 
 /* A buffer the host named (byte offset, words) inside shared RAM, or NULL. */
@@ -75,7 +107,11 @@ static int run_program(const uint32_t *arg, uint32_t *result)
         return FW_ERR_BAD_ARG;
     }
     ring_open(&ring, rbuf, arg[3]);
-    int err = job_run(prog, arg[1], permits, &res, result);
+    int err = server_check_limits(result);
+    if (err != FW_OK) {
+        return err;
+    }
+    err = job_run(prog, arg[1], permits, &res, result);
     if (err == FW_OK || err == FW_ERR_CHIP_TIMEOUT || err == FW_ERR_SEQ_ERROR) {
         /* The host gets the stream, ERROR record included. */
         if (res.words > 0 && !ring_put(&ring, job_stream(), res.words)) {
@@ -127,6 +163,13 @@ static int dispatch(uint32_t code, const uint32_t *arg, uint32_t *result)
         return FW_OK;
     case FW_CMD_END_SESSION:
         permits = 0;
+        max_mA = 0;
+        max_mC = 0;
+        *result = 0;
+        return FW_OK;
+    case FW_CMD_LIMITS:
+        max_mA = arg[0];
+        max_mC = (int32_t)arg[1];
         *result = 0;
         return FW_OK;
     case FW_CMD_RUN_PROGRAM:

@@ -25,7 +25,7 @@
 
 static const struct fake_cfg T_CFG = {
     .blocks = 8, .pages = 4, .page_bytes = 256, .flips_per_kpe = 3000, .best_offset = -2,
-    .flips_per_step = 5, .endurance = 1000000, .offset_feature = 0x89,
+    .flips_per_step = 5, .endurance = 1000000, .offset_feature = 0x89, .flips_per_kread = 0,
 };
 
 static uint32_t t_seq;

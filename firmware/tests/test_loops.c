@@ -137,6 +137,63 @@ static void test_read_sweep_finds_the_best_offset(void **state)
     assert_int_equal(hal_host_stats()->erases, 1);
 }
 
+/* Read disturb: R senses of the aggressor per checkpoint, then a verify of
+ * every other page; the fake die adds flips_per_kread bit errors per page per
+ * 1000 earlier reads of the block (verify reads disturb too). */
+static void test_read_disturb_counts_neighbour_errors_at_checkpoints(void **state)
+{
+    (void)state;
+    struct fake_cfg cfg = T_CFG;
+    cfg.flips_per_kread = 2000;
+    t_boot(&cfg);
+    const uint32_t reads = 50, checkpoints = 4, aggressor = 1;
+    const uint32_t victims = T_CFG.pages - 1;
+    desc(FW_LOOP_PE_CYCLE, 1);
+    t_post(FW_CMD_SESSION, FW_PERMIT_ERASE | FW_PERMIT_PROGRAM, 0, 0, 0);
+    run_loop(T_RING_WORDS);
+    uint32_t reads_before = hal_host_stats()->block_reads[BLOCK]; /* the P/E loop's verify */
+    t_post(FW_CMD_END_SESSION, 0, 0, 0, 0);
+    uint32_t *d = desc(FW_LOOP_READ_DISTURB, checkpoints); /* reads only: no permit */
+    d[FW_D_AGGRESSOR] = aggressor;
+    d[FW_D_READS] = reads;
+    run_loop(T_RING_WORDS);
+    assert_int_equal(t_state(), FW_DONE);
+    assert_int_equal(REG(MBX_RESULT), checkpoints);
+    for (uint32_t s = 0; s < checkpoints; s++) {
+        uint32_t r = s * FW_REC_DISTURB_WORDS, want = 0;
+        assert_int_equal(t_ring(r), FW_REC_DISTURB << 24 | (FW_REC_DISTURB_WORDS - 1));
+        assert_int_equal(t_ring(r + 1), s);
+        assert_int_equal(t_ring(r + 2), (s + 1) * reads);
+        assert_int_equal(t_ring(r + 3), reads * FAKE_T_R_NS);
+        for (uint32_t v = 0; v < victims; v++) {
+            uint32_t before = reads_before + (s + 1) * reads + s * victims + v;
+            want += hal_host_flips(1, 0) + before * cfg.flips_per_kread / 1000u;
+        }
+        assert_int_equal(t_ring(r + 4) + t_ring(r + 5), want);
+    }
+    assert_true(t_ring(4) + t_ring(5) < t_ring(3 * FW_REC_DISTURB_WORDS + 4) +
+                                            t_ring(3 * FW_REC_DISTURB_WORDS + 5));
+    assert_int_equal(hal_host_stats()->reads,
+                     reads_before + checkpoints * (reads + victims));
+}
+
+static void test_read_disturb_descriptor_checks(void **state)
+{
+    (void)state;
+    uint32_t *d = desc(FW_LOOP_READ_DISTURB, 2);
+    d[FW_D_READS] = 0;
+    run_loop(T_RING_WORDS);
+    assert_int_equal(t_error(), FW_ERR_BAD_ARG);
+    assert_int_equal(REG(MBX_RESULT), FW_D_READS);
+    d = desc(FW_LOOP_READ_DISTURB, 2);
+    d[FW_D_READS] = 10;
+    d[FW_D_PAGES] = 1;
+    d[FW_D_AGGRESSOR] = 0; /* the only page is the aggressor: nothing to check */
+    run_loop(T_RING_WORDS);
+    assert_int_equal(REG(MBX_RESULT), FW_D_PAGES);
+    assert_int_equal(hal_host_stats()->programs_run, 0);
+}
+
 static void test_bad_descriptor_names_the_word(void **state)
 {
     (void)state;
@@ -270,6 +327,8 @@ int main(void)
         cmocka_unit_test_setup(test_worn_out_block_reports_status_fails, setup),
         cmocka_unit_test_setup(test_pe_cycling_needs_erase_and_program_permits, setup),
         cmocka_unit_test_setup(test_read_sweep_finds_the_best_offset, setup),
+        cmocka_unit_test_setup(test_read_disturb_counts_neighbour_errors_at_checkpoints, setup),
+        cmocka_unit_test_setup(test_read_disturb_descriptor_checks, setup),
         cmocka_unit_test_setup(test_bad_descriptor_names_the_word, setup),
         cmocka_unit_test_setup(test_abort_stops_a_loop_between_cycles, setup),
         cmocka_unit_test_setup(test_undrained_ring_stops_the_loop, setup),

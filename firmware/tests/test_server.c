@@ -235,6 +235,87 @@ static void test_stream_larger_than_the_ring_is_result_full(void **state)
     assert_int_equal(REG(MBX_RES_HEAD), 0);
 }
 
+static void test_supply_current_limit_refuses_a_program(void **state)
+{
+    (void)state;
+    struct prog p;
+    uint32_t buf[16];
+    t_post(FW_CMD_SESSION, FW_PERMIT_ERASE, 0, 0, 0);
+    t_post(FW_CMD_LIMITS, 80, 0, 0, 0); /* 80 mA, no temperature limit */
+    assert_int_equal(t_state(), FW_DONE);
+    hal_host_sense(true, 95, true, 25000);
+    erase_prog(&p, buf);
+    run_prog(&p);
+    assert_int_equal(t_error(), FW_ERR_OVER_CURRENT);
+    assert_int_equal(REG(MBX_RESULT), 95);
+    assert_int_equal(hal_host_stats()->programs_run, 0); /* never reached the chip */
+    hal_host_sense(true, 60, true, 25000);
+    run_prog(&p);
+    assert_int_equal(t_state(), FW_DONE);
+    assert_int_equal(hal_host_stats()->erases, 1);
+}
+
+static void test_limit_without_its_sensor_is_refused(void **state)
+{
+    (void)state;
+    struct prog p;
+    uint32_t buf[16];
+    t_post(FW_CMD_SESSION, FW_PERMIT_ERASE, 0, 0, 0);
+    t_post(FW_CMD_LIMITS, 0, 70000, 0, 0); /* 70 °C */
+    hal_host_sense(true, 10, false, 0);
+    erase_prog(&p, buf);
+    run_prog(&p);
+    assert_int_equal(t_error(), FW_ERR_NO_SENSOR);
+    assert_int_equal(REG(MBX_RESULT), 1); /* the temperature's */
+    assert_int_equal(hal_host_stats()->programs_run, 0);
+    /* END_SESSION drops the limits with the permits */
+    t_post(FW_CMD_END_SESSION, 0, 0, 0, 0);
+    t_post(FW_CMD_SESSION, FW_PERMIT_ERASE, 0, 0, 0);
+    run_prog(&p);
+    assert_int_equal(t_state(), FW_DONE);
+}
+
+/* The chip heats up during a loop: it stops before the step that finds it
+ * past the limit; the steps before it are in the ring. */
+struct heat {
+    uint32_t reads, hot_after;
+};
+
+static void heat_up(void *ctx)
+{
+    struct heat *h = ctx;
+    if (++h->reads == h->hot_after) {
+        hal_host_sense(true, 0, true, 85000);
+    }
+}
+
+static void test_temperature_limit_stops_a_loop_between_steps(void **state)
+{
+    (void)state;
+    uint32_t *d = t_shared(2048);
+    for (uint32_t i = 0; i < FW_D_WORDS; i++) {
+        d[i] = 0;
+    }
+    d[FW_D_KIND] = FW_LOOP_PE_CYCLE;
+    d[FW_D_ROW] = 2 * T_CFG.pages;
+    d[FW_D_PAGES] = 2;
+    d[FW_D_PAGE_BYTES] = T_CFG.page_bytes;
+    d[FW_D_CHUNK] = 64;
+    d[FW_D_COUNT] = 10;
+    d[FW_D_TIMEOUT_NS] = 10000000;
+    /* MBX_CMD reads: 1 by the poll that takes RUN_LOOP, then 1 before each cycle */
+    struct heat h = {.reads = 0, .hot_after = 4};
+    t_post(FW_CMD_SESSION, FW_PERMIT_ERASE | FW_PERMIT_PROGRAM, 0, 0, 0);
+    t_post(FW_CMD_LIMITS, 0, 70000, 0, 0);
+    hal_host_on_cmd_read(heat_up, &h);
+    t_post(FW_CMD_RUN_LOOP, 2048, FW_D_WORDS, T_RING_OFF, T_RING_WORDS);
+    hal_host_on_cmd_read(NULL, NULL);
+    assert_int_equal(t_error(), FW_ERR_OVER_TEMP);
+    assert_int_equal(REG(MBX_RESULT), 85000);
+    assert_int_equal(hal_host_stats()->pe[2], 2);
+    assert_int_equal(REG(MBX_RES_HEAD), 2 * FW_REC_PE_WORDS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +331,9 @@ int main(void)
         cmocka_unit_test_setup(test_stuck_ready_busy_times_out_and_resets_the_chip, setup),
         cmocka_unit_test_setup(test_hung_sequencer_trips_the_watchdog, setup),
         cmocka_unit_test_setup(test_stream_larger_than_the_ring_is_result_full, setup),
+        cmocka_unit_test_setup(test_supply_current_limit_refuses_a_program, setup),
+        cmocka_unit_test_setup(test_limit_without_its_sensor_is_refused, setup),
+        cmocka_unit_test_setup(test_temperature_limit_stops_a_loop_between_steps, setup),
     };
     return cmocka_run_group_tests_name("server", tests, NULL, NULL);
 }

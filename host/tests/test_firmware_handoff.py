@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 
 from nandlab.bench import Bench
-from nandlab.campaign.steps.onboard import PATTERNS, Loop, pe_loop_rows, sweep_loop_rows
+from nandlab.campaign.steps.onboard import (
+    PATTERNS,
+    Loop,
+    disturb_loop_rows,
+    pe_loop_rows,
+    sweep_loop_rows,
+)
 from nandlab.errors import RefusedOperation, UsageError
 from nandlab.firmware.mailbox import Layout
 from nandlab.firmware.native import LIB_NAME, FirmwareBoard
@@ -76,7 +82,19 @@ def test_pe_loop_and_sweep_rows_match_host_driven(lib: Path) -> None:
     assert [r["offset"] for r in got_sweep] == list(offsets)
     errors = [r["err_0to1"] + r["err_1to0"] for r in got_sweep]
     assert errors[0] < errors[-1], errors  # the sweep reaches into the programmed state
+    # read disturb on a freshly cycled block of 4 pages: page 1 read again and again
+    victim_loop = Loop(ce=0, block=BLOCK + 1, pages=4, page_bytes=geo.page_bytes,
+                       pattern=PATTERNS["prbs"], seed=3, chunk=32)
+    for bench, chip in ((on_board, board_chip), (host, host_chip)):
+        pe_loop_rows(bench, chip, victim_loop, 1)
+    got_disturb = disturb_loop_rows(on_board, board_chip, victim_loop, 1, 150, 3)
+    want_disturb = disturb_loop_rows(host, host_chip, victim_loop, 1, 150, 3)
+    assert got_disturb == want_disturb
+    assert [(r["checkpoint"], r["reads"]) for r in got_disturb] == [(0, 150), (1, 300), (2, 450)]
+    assert all(r["read_ns"] > 0 for r in got_disturb)
     # same die afterwards: a plain read of every page gives the same bytes
+    for page in range(victim_loop.pages):
+        assert board_chip.read_page(BLOCK + 1, page) == host_chip.read_page(BLOCK + 1, page)
     for page in range(loop.pages):
         assert board_chip.read_page(BLOCK, page) == host_chip.read_page(BLOCK, page)
     on_board.close()

@@ -21,6 +21,7 @@ from nandlab.errors import RefusedOperation, TransportError
 from nandlab.firmware import (
     Command,
     FirmwareError,
+    FirmwareLimit,
     FwError,
     LoopDescriptor,
     LoopKind,
@@ -39,7 +40,8 @@ class FakeCfg(ctypes.Structure):
     _fields_ = [(name, ctypes.c_uint32) for name in ("blocks", "pages", "page_bytes",
                                                       "flips_per_kpe")] + [
         ("best_offset", ctypes.c_int32), ("flips_per_step", ctypes.c_uint32),
-        ("endurance", ctypes.c_uint32), ("offset_feature", ctypes.c_uint32)]
+        ("endurance", ctypes.c_uint32), ("offset_feature", ctypes.c_uint32),
+        ("flips_per_kread", ctypes.c_uint32)]
 
 
 class FakeStats(ctypes.Structure):
@@ -48,7 +50,7 @@ class FakeStats(ctypes.Structure):
         ("resets", ctypes.c_uint32), ("soft_resets", ctypes.c_uint32),
         ("set_features", ctypes.c_uint32), ("programs_run", ctypes.c_uint32),
         ("cmd_count", ctypes.c_uint32 * 256), ("pe", ctypes.c_uint32 * 16),
-        ("offset", ctypes.c_int32),
+        ("offset", ctypes.c_int32), ("block_reads", ctypes.c_uint32 * 16),
     ]
 
 
@@ -62,6 +64,8 @@ class NativeBoard:
         lib.hal_host_stats.restype = ctypes.POINTER(FakeStats)
         lib.hal_host_flips.restype = ctypes.c_uint32
         lib.hal_host_flips.argtypes = [ctypes.c_uint32, ctypes.c_int32]
+        lib.hal_host_sense.argtypes = [ctypes.c_bool, ctypes.c_uint32, ctypes.c_bool,
+                                       ctypes.c_int32]
         self.regs = lib.hal_host_regs()
         self.shared = lib.hal_shared()
 
@@ -160,6 +164,31 @@ def test_erase_without_a_permit_is_refused(board: NativeBoard) -> None:
                                    for b in w.to_bytes(4, "little")))
     assert results.busy_ns == [3_000_000]
     assert board.stats.pe[BLOCK] == 1
+
+
+def test_limits_are_named_errors(board: NativeBoard) -> None:
+    mb = _mailbox(board)
+    erase = Program().ce(0).cmd(0x60).addr(bytes([BLOCK * PAGES, 0, 0])).cmd(0xD0) \
+        .wait_rdy(10_000_000)
+    mb.session(Permit.ERASE)
+    mb.limits(max_mA=50, max_C=60.0)
+    board.lib.hal_host_sense(True, 20, True, 61_500)
+    with pytest.raises(FirmwareLimit, match="OVER_TEMP") as info:
+        mb.run_program(erase.encode())
+    assert info.value.detail == 61_500 and isinstance(info.value, RefusedOperation)
+    board.lib.hal_host_sense(True, 51, True, 30_000)
+    with pytest.raises(FirmwareLimit, match="OVER_CURRENT"):
+        mb.run_program(erase.encode())
+    board.lib.hal_host_sense(False, 0, True, 30_000)
+    with pytest.raises(FirmwareLimit, match="NO_SENSOR"):
+        mb.run_program(erase.encode())
+    assert board.stats.programs_run == 0
+    mb.limits(max_C=-10.5)  # a cold limit: below freezing is fine to set
+    board.lib.hal_host_sense(False, 0, True, -11_000)
+    mb.run_program(erase.encode())
+    assert board.stats.erases == 1
+    with pytest.raises(ValueError, match="current limit"):
+        mb.limits(max_mA=0)
 
 
 def test_program_stream_decodes_as_contract_1(native: NativeBoard) -> None:

@@ -10,6 +10,7 @@ from nandlab.firmware.mailbox import Mailbox, RegisterIO, SharedRAM
 from nandlab.firmware.protocol import (
     Command,
     FirmwareError,
+    FirmwareLimit,
     FirmwareRefused,
     FwError,
     LoopDescriptor,
@@ -21,6 +22,7 @@ from nandlab.firmware.protocol import (
 __all__ = [
     "Command",
     "FirmwareError",
+    "FirmwareLimit",
     "FirmwareRefused",
     "FwError",
     "LoopDescriptor",

@@ -15,6 +15,7 @@ from typing import Any
 from nandlab.errors import UsageError
 from nandlab.firmware.mailbox import Mailbox
 from nandlab.firmware.protocol import (
+    REC_DISTURB,
     REC_FIELDS,
     REC_PE,
     REC_SWEEP,
@@ -23,10 +24,12 @@ from nandlab.firmware.protocol import (
     Permit,
 )
 
-LOOPS = {"pe_cycle": LoopKind.PE_CYCLE, "read_sweep": LoopKind.READ_SWEEP}
+LOOPS = {"pe_cycle": LoopKind.PE_CYCLE, "read_sweep": LoopKind.READ_SWEEP,
+         "read_disturb": LoopKind.READ_DISTURB}
 """Loop names the role knows, and the descriptor kind each runs."""
 
-_RECORD = {LoopKind.PE_CYCLE: REC_PE, LoopKind.READ_SWEEP: REC_SWEEP}
+_RECORD = {LoopKind.PE_CYCLE: REC_PE, LoopKind.READ_SWEEP: REC_SWEEP,
+           LoopKind.READ_DISTURB: REC_DISTURB}
 
 
 class MailboxLoops:
@@ -40,8 +43,9 @@ class MailboxLoops:
         return {"kind": "firmware", "loops": sorted(LOOPS), "protocol": version}
 
     def run_loop(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        """Run loop `name` ("pe_cycle" or "read_sweep") with the LoopDescriptor fields in
-        `params` (all but `kind`); its rows, one per P/E cycle or sweep step.
+        """Run loop `name` ("pe_cycle", "read_sweep" or "read_disturb") with the
+        LoopDescriptor fields in `params` (all but `kind`); its rows, one per P/E cycle,
+        sweep step or disturb checkpoint.
 
         A P/E loop opens a session with the erase and program permits for its run and
         closes it after; the firmware refuses anything else it was not allowed."""
@@ -62,6 +66,10 @@ class MailboxLoops:
                 for row in self.mailbox.run_loop(part):
                     if pe:
                         row["cycle"] += start
+                    elif kind == LoopKind.READ_DISTURB:
+                        # each batch counts its own checkpoints and reads from 0
+                        row["checkpoint"] += start
+                        row["reads"] += start * loop.reads
                     rows.append(row)
         finally:
             if pe:

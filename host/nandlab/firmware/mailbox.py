@@ -16,8 +16,10 @@ from typing import Any, Protocol
 
 from nandlab.errors import TransportError
 from nandlab.firmware.protocol import (
+    LIMIT_ERRORS,
     Command,
     FirmwareError,
+    FirmwareLimit,
     FirmwareRefused,
     FwError,
     LoopDescriptor,
@@ -110,7 +112,11 @@ class Mailbox:
                     return result
                 error = FwError(st.field("ERROR").get(status))
                 known = Command(code) if code in set(Command) else int(code)
-                kind = FirmwareRefused if error == FwError.NOT_PERMITTED else FirmwareError
+                kind: type[FirmwareError] = FirmwareError
+                if error == FwError.NOT_PERMITTED:
+                    kind = FirmwareRefused
+                elif error in LIMIT_ERRORS:
+                    kind = FirmwareLimit
                 raise kind(error, result, known)
             if ours and on_poll is not None:
                 on_poll()
@@ -125,7 +131,21 @@ class Mailbox:
         self.command(Command.SESSION, [int(permits)])
 
     def end_session(self) -> None:
+        """Drop every permit and limit."""
         self.command(Command.END_SESSION)
+
+    def limits(self, max_mA: int | None = None, max_C: float | None = None) -> None:
+        """Limits of this session, checked by the firmware before every program it runs
+        for the host and every loop step: supply current (mA, 1..2^32-1) and temperature
+        (°C, -2 147..2 147; 0 °C itself cannot be a limit). None: no limit. Past one, the
+        firmware answers FirmwareLimit and runs nothing more on the chip."""
+        mA = 0 if max_mA is None else int(max_mA)
+        mC = 0 if max_C is None else round(max_C * 1000)
+        if not 0 <= mA < 1 << 32 or (max_mA is not None and mA == 0):
+            raise ValueError(f"current limit {max_mA} mA is outside 1..{(1 << 32) - 1}")
+        if not -(1 << 31) <= mC < 1 << 31 or (max_C is not None and mC == 0):
+            raise ValueError(f"temperature limit {max_C} °C is outside -2147..2147 (not 0)")
+        self.command(Command.LIMITS, [mA, mC & 0xFFFFFFFF])
 
     def take(self) -> list[int]:
         """The ring words the firmware has written since the last take (moves MBX_RES_TAIL)."""

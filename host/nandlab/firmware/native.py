@@ -45,7 +45,7 @@ class _FakeCfg(ctypes.Structure):
 
     _fields_ = [(name, ctypes.c_uint32) for name in (
         "blocks", "pages", "page_bytes", "flips_per_kpe", "best_offset", "flips_per_step",
-        "endurance", "offset_feature")]
+        "endurance", "offset_feature", "flips_per_kread")]
 
 
 class NativeFirmware:

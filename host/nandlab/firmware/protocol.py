@@ -19,6 +19,7 @@ class Command(IntEnum):
     RUN_LOOP = 0x04
     ABORT = 0x05
     END_SESSION = 0x06
+    LIMITS = 0x07
 
 
 class State(IntEnum):
@@ -43,6 +44,9 @@ class FwError(IntEnum):
     RESULT_FULL = 7
     ABORTED = 8
     BAD_PROGRAM = 9
+    OVER_CURRENT = 10
+    OVER_TEMP = 11
+    NO_SENSOR = 12
 
 
 class Permit(IntFlag):
@@ -58,15 +62,20 @@ class LoopKind(IntEnum):
 
     PE_CYCLE = 1
     READ_SWEEP = 2
+    READ_DISTURB = 3
 
 
 REC_PE = 0xC0
 """Ring record of one P/E cycle: cycle, erase_ns, program_ns, status_fails, err_0to1, err_1to0."""
 REC_SWEEP = 0xC1
 """Ring record of one sweep step: offset, read_ns, err_0to1, err_1to0."""
+REC_DISTURB = 0xC2
+"""Ring record of one read-disturb checkpoint: checkpoint, reads (of the aggressor so far),
+read_ns (their busy time in this checkpoint), err_0to1, err_1to0 (over the other pages)."""
 REC_FIELDS = {
     REC_PE: ("cycle", "erase_ns", "program_ns", "status_fails", "err_0to1", "err_1to0"),
     REC_SWEEP: ("offset", "read_ns", "err_0to1", "err_1to0"),
+    REC_DISTURB: ("checkpoint", "reads", "read_ns", "err_0to1", "err_1to0"),
 }
 DESCRIPTOR_WORDS = 13
 
@@ -86,10 +95,21 @@ class FirmwareRefused(FirmwareError, RefusedOperation):
     """NOT_PERMITTED: the session lacks the erase / program / test-mode permit."""
 
 
+class FirmwareLimit(FirmwareError, RefusedOperation):
+    """OVER_CURRENT / OVER_TEMP: the board is past a limit of the session (detail: the
+    reading, mA or m°C); NO_SENSOR: a limit is set but the board cannot read it (detail:
+    0 current, 1 temperature). Nothing more ran on the chip."""
+
+
+LIMIT_ERRORS = frozenset({FwError.OVER_CURRENT, FwError.OVER_TEMP, FwError.NO_SENSOR})
+
+
 @dataclass(frozen=True)
 class LoopDescriptor:
-    """What RUN_LOOP runs: `count` P/E cycles of one block, or `count` read-offset
-    steps (`first`, `first + step`, ...; signed 8-bit offsets) over its first `pages`."""
+    """What RUN_LOOP runs: `count` P/E cycles of one block, `count` read-offset
+    steps (`first`, `first + step`, ...; signed 8-bit offsets) over its first `pages`,
+    or `count` read-disturb checkpoints: `reads` senses of page `aggressor` (from `row`),
+    then a verify of the other first `pages`."""
 
     kind: LoopKind
     row: int
@@ -104,13 +124,19 @@ class LoopDescriptor:
     feature: int = 0
     first: int = 0
     step: int = 1
+    aggressor: int = 0
+    reads: int = 0
 
     def words(self) -> list[int]:
-        """The descriptor as RUN_LOOP reads it from shared RAM."""
+        """The descriptor as RUN_LOOP reads it from shared RAM (words 10 and 11 are the
+        sweep's feature and first offset, or the disturb loop's aggressor and reads)."""
+        if self.kind == LoopKind.READ_DISTURB:
+            tail = [self.aggressor, self.reads, 0]
+        else:
+            tail = [self.feature, self.first & 0xFF, self.step & 0xFF]
         return [
             int(self.kind), self.target, self.row, self.pages, self.page_bytes,
-            self.pattern.word, self.seed, self.chunk, self.count, self.timeout_ns,
-            self.feature, self.first & 0xFF, self.step & 0xFF,
+            self.pattern.word, self.seed, self.chunk, self.count, self.timeout_ns, *tail,
         ]
 
 

@@ -11,13 +11,15 @@ busy times, the status FAIL count and the verify's bit errors (0->1, 1->0). As
 campaign rows, each cycle is an erase row, a program row (mean busy time per page;
 the status FAIL count in `detail`) and an rber row of the verify.
 
-The read-offset sweep of the same loops is `sweep_loop_rows` (one row per
-offset), a library call for now.
+The read-offset sweep and the read-disturb loop of the same firmware are
+`sweep_loop_rows` (one row per offset) and `disturb_loop_rows` (one row per
+checkpoint), library calls for now.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -29,8 +31,9 @@ from nandlab.campaign.steps.base import At, BlockState, Context, Outcome, StepKi
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.common import op_row
 from nandlab.onfi import Chip
+from nandlab.onfi_spec.opcodes import Cmd as Op
 from nandlab.onfi_spec.sdr_timing import sdr
-from nandlab.ops import DinPattern, DoutCompare, Pattern
+from nandlab.ops import DinPattern, DoutCompare, Pattern, Program
 from nandlab.sequences import core
 
 MAX_CYCLES = 1_000_000
@@ -87,9 +90,32 @@ def sweep_loop_rows(bench: Bench, chip: Chip, loop: Loop, feature: int,
     for offset in offsets:
         chip.run(core.set_features(t, feature, bytes([offset & 0xFF, 0, 0, 0]),
                                    loop.timeout_ns), "SET FEATURES (read offset)")
-        read_ns, e01, e10 = _verify(chip, loop)
+        read_ns, e01, e10 = _verify(chip, loop, range(loop.pages))
         rows.append({"offset": offset, "read_ns": read_ns, "err_0to1": e01, "err_1to0": e10})
     chip.run(core.set_features(t, feature, bytes(4), loop.timeout_ns), "SET FEATURES (read offset)")
+    return rows
+
+
+def disturb_loop_rows(bench: Bench, chip: Chip, loop: Loop, aggressor: int, reads: int,
+                      checkpoints: int) -> list[dict[str, int]]:
+    """Read disturb: at each of `checkpoints`, `reads` senses of page `aggressor` of the
+    loop's block (READ 00h-30h, no data out), then a verify of the loop's other pages;
+    one row per checkpoint (checkpoint, reads of the aggressor so far, read_ns of this
+    checkpoint's senses, err_0to1, err_1to0 of the other pages)."""
+    if bench.has("firmware"):
+        return bench.firmware.run_loop("read_disturb", loop.params(
+            chip, checkpoints, aggressor=aggressor, reads=reads))
+    t, geo = sdr(0), chip.geometry
+    sense = (Program().cmd(Op.READ) + core.address(geo.full_address(loop.block, aggressor))
+             + Program().cmd(Op.READ_CONFIRM) + core.busy(t, loop.timeout_ns))
+    victims = [p for p in range(loop.pages) if p != aggressor]
+    rows = []
+    for c in range(checkpoints):
+        read_ns = sum(sum(chip.run(sense, f"read disturb of block {loop.block}").busy_ns)
+                      for _ in range(reads))
+        _, e01, e10 = _verify(chip, loop, victims)
+        rows.append({"checkpoint": c, "reads": (c + 1) * reads, "read_ns": read_ns,
+                     "err_0to1": e01, "err_1to0": e10})
     return rows
 
 
@@ -106,16 +132,16 @@ def _host_cycle(chip: Chip, loop: Loop, cycle: int) -> dict[str, int]:
                                          loop.timeout_ns) + core.read_status(t), what)
         program_ns += sum(res.busy_ns)
         fails += res.data[0][0] & STATUS_FAIL
-    _, e01, e10 = _verify(chip, loop)
+    _, e01, e10 = _verify(chip, loop, range(loop.pages))
     return {"cycle": cycle, "erase_ns": sum(erase.busy_ns), "program_ns": program_ns,
             "status_fails": fails, "err_0to1": e01, "err_1to0": e10}
 
 
-def _verify(chip: Chip, loop: Loop) -> tuple[int, int, int]:
-    """Read busy time and bit errors (0->1, 1->0) of the loop's pages against the pattern."""
+def _verify(chip: Chip, loop: Loop, pages: Iterable[int]) -> tuple[int, int, int]:
+    """Read busy time and bit errors (0->1, 1->0) of `pages` against the loop's pattern."""
     t, geo = sdr(0), chip.geometry
     read_ns = e01 = e10 = 0
-    for page in range(loop.pages):
+    for page in pages:
         out = DoutCompare(loop.page_bytes, loop.pattern, loop.seed, loop.chunk)
         res = chip.run(core.page_read(t, geo.full_address(loop.block, page), out,
                                       loop.timeout_ns), f"verify read of block {loop.block}")
