@@ -13,7 +13,7 @@ STAMP_PY   := $(VENV)/.stamp-python
 STAMP_SYS  := $(VENV)/.stamp-system
 DEMO_OUT ?= runs
 
-.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated test-firmware test-firmware-loop lint bench ldpc-fer regen clean fuzz screenshots
+.PHONY: setup demo test test-host test-e2e test-rtl test-rtl-full test-generated test-firmware test-firmware-loop lint bench ldpc-fer hls-lib regen clean fuzz screenshots
 
 setup: $(STAMP_PY) $(STAMP_SYS)
 
@@ -76,7 +76,13 @@ test-firmware-loop: setup
 # module fixtures and an RTL bench's build folders are never shared between workers.
 PYTEST := $(BIN)/pytest -q -p no:cacheprovider -n auto --dist loadfile
 
-test-host: setup
+# The CoX-PM HLS kernel (hw/hls/coxpm) compiled with g++ into hw/hls/build/libcoxpm.so: the
+# read-stream matcher of rtl:// benches (docs/cox-pm.md). Rebuilt only when a source changed;
+# the bench and the tests also build it on first use.
+hls-lib: setup
+	$(PY) -c "from nandlab.transport.fpga_coxpm import build_library; print(build_library())"
+
+test-host: setup hls-lib
 	cd host && ../$(PYTEST) tests
 
 test-e2e: setup
