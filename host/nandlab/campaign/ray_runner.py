@@ -1,0 +1,280 @@
+"""Run a campaign's units on a Ray cluster: the chips in shards, one worker each.
+
+    result = start_run("c.yaml", "runs/", run_units=RayUnits(address=None, workers=2))
+
+The head prepares the run as `runner` does (checks, blocks, run.json, the initial die
+checkpoint), then splits the campaign's chip enables round robin into shards and
+starts one `ray_worker.ShardWorker` per shard, each with its own bench (a virtual
+bench: a copy of the initial die image; a real one: the board, on the host the
+placement file names). The head alone writes the run store and the ledger: each unit
+a worker reports is committed with its rows, ledger events and the worker's die
+checkpoint files, kept in `<run>/die/s<shard>/`. A worker that dies (its process
+killed, its host lost) is started again from its shard's last committed checkpoint and
+runs on from there; no row is lost or stored twice, and a seeded run gives the rows of
+the same run in one process (each die sees the same operations in the same order).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nandlab.campaign.bench_session import CHECKPOINTS, BenchSession
+from nandlab.campaign.chip_history import book_unit
+from nandlab.campaign.placement import Placement
+from nandlab.campaign.ray_worker import ShardSpec, ShardUnit, ShardWorker
+from nandlab.campaign.runlog import log
+from nandlab.campaign.runner import RunResult, RunStopped, StepProgress, write_meta
+from nandlab.campaign.steps.base import Outcome
+from nandlab.campaign.sweep import Plan
+from nandlab.characterize.progress import ProgressFn
+from nandlab.dataset.parts import PartWriter, drop_parts
+from nandlab.dataset.sqlite import utc_now
+from nandlab.dataset.store import RunStore, finish_dataset
+from nandlab.ledger import Ledger
+from nandlab.onfi.bbt import BadBlockTable
+from nandlab.paths import write_atomic
+from nandlab.transport.image import image_files
+
+RESTARTS = 3
+"""Times a shard's worker is started again after dying before the run stops."""
+
+
+class _Pool:
+    """A shard's die checkpoints on the head: the files of the last committed one and of
+    the last one reported (the worker sends only files the head does not hold yet)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self.committed: tuple[str, set[str]] | None = None
+        self.reported: tuple[str, set[str]] | None = None
+
+    def add(self, report: ShardUnit) -> None:
+        assert report.tag is not None
+        for name, doc in report.files.items():
+            write_atomic(self.root / name, doc)
+        write_atomic(self.root / f"manifest.{report.tag}.json", report.manifest)
+        names = {n for n, _ in image_files(json.loads(report.manifest))}
+        self._drop(self.reported, keep=[self.committed, (report.tag, names)])
+        self.reported = (report.tag, names)
+
+    def commit(self) -> None:
+        self._drop(self.committed, keep=[self.reported])
+        self.committed = self.reported
+
+    def _drop(self, old: tuple[str, set[str]] | None, keep: list[Any]) -> None:
+        if old is None or any(k is not None and k[0] == old[0] for k in keep):
+            return
+        held = set().union(*(k[1] for k in keep if k is not None))
+        (self.root / f"manifest.{old[0]}.json").unlink(missing_ok=True)
+        for name in old[1] - held:
+            (self.root / name).unlink(missing_ok=True)
+
+    def hold(self, tag: str, files: dict[str, bytes]) -> None:
+        """Start from checkpoint `tag` (its manifest and files, by name)."""
+        for name, doc in files.items():
+            write_atomic(self.root / name, doc)
+        names = set(files) - {f"manifest.{tag}.json"}
+        self.committed = self.reported = (tag, names)
+
+    def files(self, tag: str) -> dict[str, bytes]:
+        manifest = (self.root / f"manifest.{tag}.json").read_bytes()
+        names = {n for n, _ in image_files(json.loads(manifest))}
+        self.committed = self.reported = (tag, names)
+        return {f"manifest.{tag}.json": manifest} | {
+            n: (self.root / n).read_bytes() for n in names
+        }
+
+
+@dataclass
+class RayUnits:
+    """Runs a prepared run's units on Ray (`runner.start_run(run_units=...)`).
+
+    address: a cluster to join (None: a local one with `workers` CPUs); workers: shards
+    (default: one per CPU of the cluster, at most one per chip); placement: which host
+    holds which board; kill_after: test aid, the first worker kills itself (SIGKILL) as
+    its n-th unit starts."""
+
+    address: str | None = None
+    workers: int | None = None
+    placement: Placement | None = None
+    kill_after: int | None = None
+
+    def __call__(
+        self,
+        session: BenchSession,
+        plan: Plan,
+        ctx: object,
+        meta: dict[str, Any],
+        run_dir: Path,
+        ledger: Ledger,
+        ids: dict[int, str],
+        progress: StepProgress | None,
+        unit_progress: ProgressFn,
+    ) -> RunResult:
+        import ray  # the scale extra: loaded only by a run on a cluster
+
+        session.close_bench()
+        started = not ray.is_initialized()
+        if started:
+            ray.init(
+                address=self.address,
+                num_cpus=None if self.address else (self.workers or os.cpu_count()),
+                include_dashboard=False,
+                log_to_driver=False,
+            )
+        try:
+            return _Head(self, ray, session, plan, meta, run_dir, ledger, ids, progress).run()
+        finally:
+            if started:
+                ray.shutdown()
+
+
+class _Head:
+    def __init__(self, opts: RayUnits, ray: Any, session: BenchSession, plan: Plan,
+                 meta: dict[str, Any], run_dir: Path, ledger: Ledger, ids: dict[int, str],
+                 progress: StepProgress | None) -> None:
+        self.opts, self.ray, self.session, self.plan = opts, ray, session, plan
+        self.meta, self.run_dir, self.ledger, self.ids = meta, run_dir, ledger, ids
+        self.progress = progress
+        ces = [int(ch["ce"]) for ch in meta["chips"]]
+        n = opts.workers or int(ray.cluster_resources().get("CPU", 1))
+        # a real board is one bus: one worker; a resumed run keeps its shards
+        n = max(1, min(n, len(ces))) if meta["bench_url"].startswith("sim:") else 1
+        self.shards = meta.get("ray", {}).get("shards") or [ces[k::n] for k in range(n)]
+        n = len(self.shards)
+        meta["ray"] = {"shards": self.shards, "address": opts.address}
+        write_meta(run_dir, meta)
+        self.pools = [_Pool(run_dir / CHECKPOINTS / f"s{k}") for k in range(n)]
+        self.remote = ray.remote(num_cpus=1, max_restarts=0)(ShardWorker)
+        self.node_refs: list[Any] = [None] * n
+
+    def _spec(self, k: int, after: int, tag: str | None, kill: bool) -> ShardSpec:
+        init = self.run_dir / CHECKPOINTS
+        if tag is None:  # the run's initial checkpoint
+            start = self.meta.get("initial_checkpoint")
+            files = {}
+            if start is not None:
+                manifest = (init / f"manifest.{start}.json").read_bytes()
+                files = {f"manifest.{start}.json": manifest} | {
+                    n: (init / n).read_bytes()
+                    for n, _ in image_files(json.loads(manifest))
+                }
+                self.pools[k].hold(start, files)  # the worker sends only what it changes
+            tag = start
+        else:
+            files = self.pools[k].files(tag)
+        bbt = {}
+        for ce in self.shards[k]:
+            path = BadBlockTable.for_chip(self.ids[ce]).path
+            if path is not None and path.is_file():
+                bbt[self.ids[ce]] = path.read_bytes()
+        return ShardSpec(k, self.meta["bench_url"], self.shards[k], self.meta, after, tag,
+                         files, bbt, self.opts.kill_after if kill else None)
+
+    def _start(self, k: int, after: int, tag: str | None, kill: bool) -> Any:
+        options: dict[str, Any] = {}
+        if self.opts.placement is not None:
+            options = self.opts.placement.actor_options(self.meta["bench_url"])
+        worker = self.remote.options(**options).remote(self._spec(k, after, tag, kill))
+        self.node_refs[k] = worker.node.remote()  # where the shard runs now
+        return worker
+
+    def run(self) -> RunResult:
+        store = RunStore(self.run_dir)
+        parts = PartWriter(self.run_dir, store)
+        done = store.done()
+        committed = set(done)
+        after = [-1] * len(self.shards)
+        tags: list[str | None] = [None] * len(self.shards)
+        for was in done.values():
+            k = _shard_of(was.checkpoint)
+            if k is not None and was.idx > after[k]:
+                after[k], tags[k] = was.idx, was.checkpoint
+        workers = [self._start(k, after[k], tags[k], k == 0) for k in range(len(self.shards))]
+        pending = {workers[k].next.remote(): k for k in range(len(workers))}
+        restarts = [0] * len(workers)
+        step_done: dict[int, int] = {}
+        for unit in self.plan.units:
+            if unit.key in committed:
+                step_done[unit.step] = step_done.get(unit.step, 0) + 1
+        ran = 0
+        units = {u.index: u for u in self.plan.units}
+        try:
+            while pending:
+                (ref,), _ = self.ray.wait(list(pending), num_returns=1)
+                k = pending.pop(ref)
+                try:
+                    report = self.ray.get(ref)
+                except self.ray.exceptions.RayActorError as exc:
+                    restarts[k] += 1
+                    if restarts[k] > RESTARTS:
+                        raise RunStopped(
+                            f"shard {k}'s worker died {restarts[k]} times ({exc}); "
+                            f"'nandlab resume {self.run_dir} --ray' continues",
+                            self.run_dir, None) from exc
+                    log.warning("shard %d's worker died: started again from its last "
+                                "committed checkpoint", k)
+                    self.meta["ray"]["restarts"] = sum(restarts)
+                    workers[k] = self._start(k, after[k], tags[k], False)
+                    pending[workers[k].next.remote()] = k
+                    continue
+                if report is None:
+                    continue
+                pending[workers[k].next.remote()] = k
+                unit = units[report.index]
+                after[k], tags[k] = report.index, report.tag
+                if report.tag is not None:
+                    self.pools[k].add(report)
+                if unit.key in committed:  # a bench-wide unit another shard committed first
+                    continue
+                book_unit(self.ledger, unit, Outcome(report.rows, report.ledger),
+                          self.ids, str(self.meta["run_id"]))
+                store.commit_unit(unit.index, unit.key, unit.seed, report.rows,
+                                  checkpoint=report.tag, chip_time_ns=report.chip_time_ns,
+                                  wall_s=report.wall_s)
+                if report.tag is not None:
+                    self.pools[k].commit()
+                committed.add(unit.key)
+                parts.committed(len(report.rows))
+                ran += 1
+                step_done[unit.step] = step_done.get(unit.step, 0) + 1
+                if self.progress is not None:
+                    self.progress(self.plan.step_label(unit.step), step_done[unit.step],
+                                  self.plan.step_units[unit.step], unit.step)
+        except BaseException as exc:
+            self.meta.update(status="stopped", error=str(exc), stop_utc=utc_now())
+            write_meta(self.run_dir, self.meta)
+            parts.flush()
+            store.close()
+            self.session.close()
+            self.ledger.close()
+            raise
+        return self._finish(store, ran)
+
+    def _finish(self, store: RunStore, ran: int) -> RunResult:
+        self.meta["ray"]["nodes"] = self.ray.get(self.node_refs)
+        self.session.close()
+        n, chip_ns, wall = store.totals()
+        store.close()
+        dataset = finish_dataset(self.run_dir)
+        self.session.prune(None)
+        self.meta.update(status="complete", dataset=dataset, stop_utc=utc_now(),
+                         failed_unit=None, error=None, chip_time_s=chip_ns / 1e9,
+                         wall_s_units=wall)
+        write_meta(self.run_dir, self.meta)
+        drop_parts(self.run_dir)
+        for uid in self.ids.values():
+            self.ledger.run_finished(uid, str(self.meta["run_id"]), "complete")
+        self.ledger.close()
+        return RunResult(self.run_dir, "complete", len(self.plan.units), ran, chip_ns, wall)
+
+
+def _shard_of(tag: str | None) -> int | None:
+    if tag is None or not tag.startswith("s") or ".u" not in tag:
+        return None
+    return int(tag[1 : tag.index(".u")])

@@ -1,0 +1,155 @@
+"""One shard of a campaign on a Ray worker: its chips' units, on a bench of its own.
+
+The head (`campaign.ray_runner`) hands a worker a `ShardSpec`: the campaign, the chip
+enables of its shard and, on a virtual bench, the die checkpoint to start from (the
+files themselves, so the worker may run on another host). The worker keeps its own
+data folder (die image, bad-block tables, locks), runs its units in plan order and
+returns each as a `ShardUnit`: rows, ledger events, times and the checkpoint files
+the head does not hold yet. It writes no run store and no ledger: the head commits.
+
+Bench-wide units (bake, wait, temperature) run in every shard, since each shard's dies
+live through them; the head keeps the rows of the first shard that reports one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from nandlab.campaign.bench_session import CHECKPOINTS, BenchSession
+from nandlab.campaign.runner import run_context
+from nandlab.campaign.schema import parse_campaign
+from nandlab.campaign.steps import apply, execute
+from nandlab.campaign.sweep import expand
+from nandlab.campaign.unit import Unit
+
+
+@dataclass
+class ShardSpec:
+    """What a worker needs to run shard `shard` of a run, from `after` on."""
+
+    shard: int
+    url: str
+    ces: list[int]
+    meta: dict[str, Any]  # run.json
+    after: int  # index of the shard's last committed unit (-1: none)
+    tag: str | None  # the die checkpoint to start from (virtual benches)
+    files: dict[str, bytes] = field(default_factory=dict)  # that checkpoint's files
+    bbt: dict[str, bytes] = field(default_factory=dict)  # unique ID -> bbt.json
+    kill_after: int | None = None  # test aid: SIGKILL itself as its n-th unit starts
+
+
+@dataclass
+class ShardUnit:
+    """One unit run by a shard."""
+
+    index: int
+    key: str
+    seed: int
+    rows: list[dict[str, Any]]
+    ledger: list[dict[str, Any]]
+    chip_time_ns: int
+    wall_s: float
+    tag: str | None
+    manifest: bytes = b""
+    files: dict[str, bytes] = field(default_factory=dict)  # new since the last unit
+
+
+def shard_tag(shard: int, index: int) -> str:
+    return f"s{shard}.u{index:05d}"
+
+
+def _local_url(url: str, data: Path) -> str:
+    """A sim URL whose die image lives in the worker's own folder."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "state"]
+    query.append(("state", str(data)))
+    return f"{parts.scheme}://{parts.netloc}{parts.path}?" + "&".join(f"{k}={v}" for k, v in query)
+
+
+class ShardWorker:
+    """Runs one shard's units in order; `next()` runs one and reports it (None: done)."""
+
+    def __init__(self, spec: ShardSpec) -> None:
+        self.spec = spec
+        self.root = Path(tempfile.mkdtemp(prefix=f"nandlab-shard{spec.shard}-"))
+        data = self.root / "data"
+        os.environ["NANDLAB_DATA_DIR"] = str(data)  # this process is the shard's alone
+        for uid, doc in spec.bbt.items():
+            path = data / "chips" / uid / "bbt.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(doc)
+        meta = spec.meta
+        url = meta["bench_url"]
+        self.virtual = url.startswith("sim:")
+        run_dir = self.root / "run"
+        pool = run_dir / CHECKPOINTS
+        pool.mkdir(parents=True)
+        for name, doc in spec.files.items():
+            (pool / name).write_bytes(doc)
+        self.session = BenchSession(
+            _local_url(url, data) if self.virtual else url, spec.ces, run_dir
+        )
+        if self.virtual and spec.tag is not None:
+            self.session.restore(spec.tag)
+        self.session.open()
+        self.shipped = set(spec.files)
+        loaded = parse_campaign(meta["campaign_text"], meta["campaign_file"])
+        self.plan = expand(loaded, list(meta["blocks"]))
+        self.ctx = run_context(self.session, meta)
+        self.ids = {int(ch["ce"]): str(ch["unique_id"]) for ch in meta["chips"]}
+        self.pos = 0
+        self.started = 0
+
+    def node(self) -> str:
+        """The Ray node this worker runs on."""
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+
+    def _mine(self, unit: Unit) -> bool:
+        return unit.ce is None or unit.ce in self.spec.ces
+
+    def next(self) -> ShardUnit | None:
+        """Run the shard's next unit (applying the others' to the context on the way)."""
+        units = self.plan.units
+        while self.pos < len(units):
+            unit = units[self.pos]
+            self.pos += 1
+            if unit.index <= self.spec.after or not self._mine(unit):
+                apply(unit, self.ctx)
+                continue
+            return self._run(unit)
+        self.session.close()
+        return None
+
+    def _run(self, unit: Unit) -> ShardUnit:
+        self.started += 1
+        if self.spec.kill_after is not None and self.started == self.spec.kill_after:
+            os.kill(os.getpid(), 9)
+        bench = self.session.bench
+        assert bench is not None
+        clock0, wall0 = bench.chip_time_ns(), time.perf_counter()
+        chip = self.session.chips.get(unit.ce) if unit.ce is not None else None
+        chip_id = self.ids[unit.ce] if unit.ce is not None else ",".join(self.ids.values())
+        outcome = execute(unit, self.ctx, bench, chip, chip_id)
+        chip_ns = bench.chip_time_ns() - clock0
+        apply(unit, self.ctx)
+        tag = self.session.checkpoint(shard_tag(self.spec.shard, unit.index))
+        report = ShardUnit(
+            unit.index, unit.key, unit.seed, outcome.rows, outcome.ledger, chip_ns,
+            time.perf_counter() - wall0, tag,
+        )
+        if tag is not None:
+            pool = self.root / "run" / CHECKPOINTS
+            report.manifest = (pool / f"manifest.{tag}.json").read_bytes()
+            names = self.session.checkpoint_files(tag)
+            report.files = {n: (pool / n).read_bytes() for n in sorted(names - self.shipped)}
+            self.shipped = names
+            self.session.prune(tag)
+        return report
