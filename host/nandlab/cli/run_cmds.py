@@ -59,6 +59,15 @@ def _finish(result: Any, as_json: bool) -> None:
 @out_option(Path("runs"), "Folder in which the run directory is made.")
 @click.option("--run-id", default=None, help="Name of the run directory (default: NAME-UTC time).")
 @click.option("--no-progress", is_flag=True, help="Show no progress bars.")
+@click.option(
+    "--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+    help="Shard the chips across Ray workers: a local cluster on this machine's cores, "
+    "or the cluster at ADDRESS (docs/scale.md).",
+)
+@click.option("--workers", type=click.IntRange(1), default=None,
+              help="With --ray: shards (default: one per CPU, at most one per chip).")
+@click.option("--placement", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="With --ray: the placement file (which host holds which board).")
 @yes_option
 @dry_run_option
 @json_option
@@ -67,6 +76,9 @@ def run(
     out: Path,
     run_id: str | None,
     no_progress: bool,
+    ray_address: str | None,
+    workers: int | None,
+    placement: Path | None,
     yes: bool,
     dry_run: bool,
     as_json: bool,
@@ -92,9 +104,26 @@ def run(
         return
     require_yes_for(loaded, yes, "the campaign")
 
+    units = _ray_units(ray_address, workers, placement)
     with StepBars(not (no_progress or as_json)) as bars:
-        result = start_run(campaign_file, out, run_id=run_id, progress=bars)
+        result = start_run(campaign_file, out, run_id=run_id, progress=bars, run_units=units)
     _finish(result, as_json)
+
+
+def _ray_units(address: str | None, workers: int | None, placement: Path | None) -> Any:
+    """The Ray runner of `--ray` (None without it: the run stays in this process)."""
+    if address is None:
+        if workers is not None or placement is not None:
+            raise click.UsageError("--workers and --placement go with --ray")
+        return None
+    from nandlab.campaign.placement import Placement
+    from nandlab.campaign.ray_runner import RayUnits
+
+    return RayUnits(
+        address=None if address == "local" else address,
+        workers=workers,
+        placement=Placement.load(placement) if placement is not None else None,
+    )
 
 
 @click.command("resume")
@@ -124,8 +153,11 @@ def resume(run_dir: Path, no_progress: bool, yes: bool, dry_run: bool, as_json: 
     if meta.get("status") != "complete":
         require_yes_for(loaded, yes, "resuming the campaign")
 
+    # a run started on Ray goes on on Ray (a local cluster, or the address it was given)
+    ray = meta.get("ray")
+    units = _ray_units(ray.get("address") or "local", None, None) if ray else None
     with StepBars(not (no_progress or as_json)) as bars:
-        result = resume_run(run_dir, progress=bars)
+        result = resume_run(run_dir, progress=bars, run_units=units)
     _finish(result, as_json)
 
 
