@@ -26,9 +26,12 @@ void hal_seq_tx_block(const uint32_t *w, uint32_t n);
 uint32_t hal_seq_rx_occupancy(void);
 uint32_t hal_seq_rx(void);
 
-/* The board's sensors, for the session's limits: supply current (mA) and
- * temperature (m°C); false when the board has no such reading. */
-bool hal_supply_mA(uint32_t *mA);
+/* The board's I2C bus (power monitors): register `reg` of the device at 7-bit
+ * address `addr`, n bytes, most significant first; false on a NACK. */
+bool hal_i2c_read(uint8_t addr, uint8_t reg, uint8_t *buf, uint32_t n);
+bool hal_i2c_write(uint8_t addr, uint8_t reg, const uint8_t *buf, uint32_t n);
+
+/* The board's temperature sensor (m°C); false when it has none. */
 bool hal_temp_mC(int32_t *mC);
 
 /* Monotonic time in ns (the watchdog's clock). */

@@ -10,8 +10,8 @@
 static uint32_t regs[sizeof(nandlab_regs_t) / 4 + 1];
 static uint32_t shared[FAKE_SHARED_WORDS];
 static void (*cmd_hook)(void *);
-static bool has_current = true, has_temp = true;
-static uint32_t sense_mA;
+static hal_host_i2c_fn i2c;
+static bool has_temp = true;
 static int32_t sense_mC = 25000;
 static void *cmd_hook_ctx;
 
@@ -46,18 +46,29 @@ void hal_reg_write(uint32_t offset, uint32_t value)
 
 uint32_t *hal_shared(void) { return shared; }
 
-void hal_host_sense(bool current, uint32_t mA, bool temp, int32_t mC)
+void hal_host_i2c_attach(hal_host_i2c_fn fn) { i2c = fn; }
+
+bool hal_i2c_read(uint8_t addr, uint8_t reg, uint8_t *buf, uint32_t n)
 {
-    has_current = current;
-    sense_mA = mA;
-    has_temp = temp;
-    sense_mC = mC;
+    return i2c != NULL && i2c(addr, reg, buf, n, false);
 }
 
-bool hal_supply_mA(uint32_t *mA)
+bool hal_i2c_write(uint8_t addr, uint8_t reg, const uint8_t *buf, uint32_t n)
 {
-    *mA = sense_mA;
-    return has_current;
+    uint8_t copy[8];
+    if (i2c == NULL || n > sizeof copy) {
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        copy[i] = buf[i];
+    }
+    return i2c(addr, reg, copy, n, true);
+}
+
+void hal_host_temp(bool present, int32_t mC)
+{
+    has_temp = present;
+    sense_mC = mC;
 }
 
 bool hal_temp_mC(int32_t *mC)
@@ -78,6 +89,7 @@ void hal_host_reset(const struct fake_cfg *cfg)
     }
     regs[offsetof(nandlab_regs_t, ID) / 4] = NANDLAB_REGS__ID__MAGIC_reset;
     cmd_hook = NULL;
-    hal_host_sense(true, 0, true, 25000);
+    i2c = NULL;
+    hal_host_temp(true, 25000);
     fake_seq_reset(cfg);
 }

@@ -46,9 +46,12 @@ struct fake_stats *hal_host_stats(void);
 uint8_t *hal_host_page(uint32_t block, uint32_t page);
 void hal_host_rb_stuck(bool stuck);      /* R/B# never rises again */
 void hal_host_seq_hang(bool hang);       /* the sequencer never answers */
-/* The sensors' readings (hal_supply_mA / hal_temp_mC); `has_*` false: no sensor.
- * After hal_host_reset: 0 mA and 25 °C, both present. */
-void hal_host_sense(bool has_current, uint32_t mA, bool has_temp, int32_t mC);
+/* The I2C bus: `fn` answers every access (write true: buf holds the bytes
+ * written); false is a NACK. NULL (after hal_host_reset): nothing answers. */
+typedef bool (*hal_host_i2c_fn)(uint8_t addr, uint8_t reg, uint8_t *buf, uint32_t n, bool write);
+void hal_host_i2c_attach(hal_host_i2c_fn fn);
+/* The temperature sensor's reading (hal_temp_mC); after hal_host_reset 25 °C. */
+void hal_host_temp(bool present, int32_t mC);
 /* Called whenever the firmware reads MBX_CMD: the test's "host" acts there. */
 void hal_host_on_cmd_read(void (*hook)(void *ctx), void *ctx);
 /* Every word the firmware sent to the sequencer since the reset (the first

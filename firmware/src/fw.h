@@ -20,7 +20,11 @@ enum fw_cmd {
     FW_CMD_ABORT = 0x05,       /* stops a running loop between two steps */
     FW_CMD_END_SESSION = 0x06, /* drops every permit and limit */
     FW_CMD_LIMITS = 0x07,      /* arg0: max supply mA, arg1: max temperature m°C (signed); 0 = none */
+    FW_CMD_MONITOR = 0x08,     /* arg0: I2C address | part << 8 (FW_MON_*), arg1: shunt µΩ, arg2: max mA */
 };
+
+/* MONITOR parts: the supply-current monitor the limits read */
+enum fw_monitor { FW_MON_NONE = 0, FW_MON_INA226 = 1, FW_MON_INA228 = 2 };
 
 /* MBX_STATUS.STATE */
 enum fw_state { FW_IDLE = 0, FW_BUSY = 1, FW_DONE = 2, FW_ERROR = 3 };
@@ -39,7 +43,7 @@ enum fw_error {
     FW_ERR_BAD_PROGRAM = 9,   /* malformed op program; detail: word index */
     FW_ERR_OVER_CURRENT = 10, /* supply current above the session's limit; detail: mA read */
     FW_ERR_OVER_TEMP = 11,    /* temperature above the session's limit; detail: m°C read */
-    FW_ERR_NO_SENSOR = 12,    /* a limit is set but its sensor gives no reading; detail: 0 current, 1 temperature */
+    FW_ERR_NO_SENSOR = 12,    /* no reading for a limit, or MONITOR failed; detail: 0 current, 1 temperature, or INA_* */
 };
 
 /* SESSION permit bits */

@@ -98,6 +98,19 @@ struct pipe_src {
  * the chip: FW_ERR_CHIP_TIMEOUT, FW_ERR_SEQ_ERROR, FW_ERR_SEQ_STUCK. */
 int pipe_run(const struct pipe_src *src, uint32_t target, uint32_t *failed_tag);
 
+/* --- ina.c: INA226 / INA228 shunt monitors over I2C --- */
+struct ina {
+    uint8_t addr;        /* 7-bit I2C address */
+    bool ina228;         /* else INA226 */
+    uint32_t shunt_uohm; /* shunt resistance (µΩ) */
+    uint32_t max_mA;     /* largest current to measure: sets the current LSB */
+};
+enum { INA_OK = 0, INA_NO_ANSWER = 1, INA_WRONG_ID = 2, INA_BAD_CALIBRATION = 3 };
+/* Checks the IDs, resets the part, writes its settings and calibration. */
+int ina_configure(const struct ina *d);
+/* The last current result (µA, signed); false when the part does not answer. */
+bool ina_current_uA(const struct ina *d, int32_t *uA);
+
 /* --- loops.c --- */
 int loop_run(const uint32_t *desc, uint32_t n, uint32_t permits, struct ring *ring,
              uint32_t *steps);

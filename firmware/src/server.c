@@ -13,6 +13,9 @@ static uint32_t permits;
 /* The session's limits (0: none): supply current (mA) and temperature (m°C). */
 static uint32_t max_mA;
 static int32_t max_mC;
+/* The supply-current monitor (MONITOR), kept across sessions: it is the board's. */
+static struct ina monitor;
+static bool monitor_on;
 static uint32_t heartbeat;
 static uint32_t last_seq; /* SEQ of the last command taken */
 
@@ -37,6 +40,7 @@ void fw_init(void)
     permits = 0;
     max_mA = 0;
     max_mC = 0;
+    monitor_on = false;
     heartbeat = 0;
     /* A command left over from before this boot is not run: the host saw
      * MBX_FW_VERSION at 0 and must post again. */
@@ -62,11 +66,13 @@ bool server_abort_requested(void)
 int server_check_limits(uint32_t *detail)
 {
     if (max_mA != 0) {
-        uint32_t mA;
-        if (!hal_supply_mA(&mA)) {
+        int32_t uA;
+        if (!monitor_on || !ina_current_uA(&monitor, &uA)) {
             *detail = 0;
             return FW_ERR_NO_SENSOR;
         }
+        /* the rail's draw, either sign of the shunt */
+        uint32_t mA = (uint32_t)(uA < 0 ? -uA : uA) / 1000u;
         if (mA > max_mA) {
             *detail = mA;
             return FW_ERR_OVER_CURRENT;
@@ -167,6 +173,24 @@ static int dispatch(uint32_t code, const uint32_t *arg, uint32_t *result)
         max_mC = 0;
         *result = 0;
         return FW_OK;
+    case FW_CMD_MONITOR: {
+        uint32_t part = arg[0] >> 8;
+        monitor_on = false;
+        if (part == FW_MON_NONE) {
+            *result = 0;
+            return FW_OK;
+        }
+        if (part > FW_MON_INA228 || (arg[0] & 0xFFu) > 0x7Fu) {
+            *result = 0;
+            return FW_ERR_BAD_ARG;
+        }
+        monitor = (struct ina){.addr = (uint8_t)arg[0], .ina228 = part == FW_MON_INA228,
+                               .shunt_uohm = arg[1], .max_mA = arg[2]};
+        int st = ina_configure(&monitor);
+        *result = (uint32_t)st;
+        monitor_on = st == INA_OK;
+        return monitor_on ? FW_OK : FW_ERR_NO_SENSOR;
+    }
     case FW_CMD_LIMITS:
         max_mA = arg[0];
         max_mC = (int32_t)arg[1];

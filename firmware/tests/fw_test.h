@@ -56,6 +56,40 @@ static inline uint32_t t_status_seq(void) { return (REG(MBX_STATUS) >> 8) & 0xFF
 
 static inline uint32_t *t_shared(uint32_t byte_offset) { return hal_shared() + byte_offset / 4; }
 
+/* An INA226 at I2C address 0x40 on a 10 mΩ shunt (datasheet model: SHUNT in
+ * 2.5 µV steps, CURRENT = SHUNT x CALIBRATION / 2048), drawing t_ina_uA. */
+#define T_INA_ADDR 0x40u
+#define T_INA_SHUNT_UOHM 10000u
+static int32_t t_ina_uA;
+static uint32_t t_ina_regs[256];
+
+static inline bool t_ina226(uint8_t addr, uint8_t reg, uint8_t *buf, uint32_t n, bool write)
+{
+    if (addr != T_INA_ADDR || n != 2) {
+        return false;
+    }
+    if (write) {
+        uint32_t v = (uint32_t)buf[0] << 8 | buf[1];
+        t_ina_regs[reg] = reg == 0 && (v & 0x8000u) ? 0x4127u : v;
+        if (reg == 0 && (v & 0x8000u)) {
+            t_ina_regs[5] = 0;
+        }
+        return true;
+    }
+    int64_t shunt = ((int64_t)t_ina_uA * T_INA_SHUNT_UOHM / 1000000 * 2 + 5) / 5; /* nV / 2500 */
+    uint32_t v = t_ina_regs[reg];
+    if (reg == 4) {
+        v = (uint32_t)(shunt * (int64_t)t_ina_regs[5] / 2048) & 0xFFFFu;
+    } else if (reg == 0xFE) {
+        v = 0x5449u;
+    } else if (reg == 0xFF) {
+        v = 0x2260u;
+    }
+    buf[0] = (uint8_t)(v >> 8);
+    buf[1] = (uint8_t)v;
+    return true;
+}
+
 /* Ring word i of the last job. */
 static inline uint32_t t_ring(uint32_t i) { return t_shared(T_RING_OFF)[i % T_RING_WORDS]; }
 

@@ -240,19 +240,35 @@ static void test_supply_current_limit_refuses_a_program(void **state)
     (void)state;
     struct prog p;
     uint32_t buf[16];
+    hal_host_i2c_attach(t_ina226);
     t_post(FW_CMD_SESSION, FW_PERMIT_ERASE, 0, 0, 0);
     t_post(FW_CMD_LIMITS, 80, 0, 0, 0); /* 80 mA, no temperature limit */
-    assert_int_equal(t_state(), FW_DONE);
-    hal_host_sense(true, 95, true, 25000);
     erase_prog(&p, buf);
+    run_prog(&p); /* no monitor yet: the limit has no reading */
+    assert_int_equal(t_error(), FW_ERR_NO_SENSOR);
+    assert_int_equal(REG(MBX_RESULT), 0);
+    /* INA226 at 0x40, 10 mΩ, up to 1 A: CALIBRATION = 0.00512 / (1 A / 2^15 x 10 mΩ) */
+    t_post(FW_CMD_MONITOR, T_INA_ADDR | FW_MON_INA226 << 8, T_INA_SHUNT_UOHM, 1000, 0);
+    assert_int_equal(t_state(), FW_DONE);
+    assert_int_equal(t_ina_regs[5], 16777);
+    assert_int_equal(t_ina_regs[0], 0x00DFu); /* the settings of nandlab.instruments.ina2xx */
+    t_ina_uA = 95000;
     run_prog(&p);
     assert_int_equal(t_error(), FW_ERR_OVER_CURRENT);
     assert_int_equal(REG(MBX_RESULT), 95);
     assert_int_equal(hal_host_stats()->programs_run, 0); /* never reached the chip */
-    hal_host_sense(true, 60, true, 25000);
+    t_ina_uA = 60000;
     run_prog(&p);
     assert_int_equal(t_state(), FW_DONE);
     assert_int_equal(hal_host_stats()->erases, 1);
+    /* a monitor that does not answer is refused, and the limit has no reading again */
+    t_post(FW_CMD_MONITOR, 0x41 | FW_MON_INA226 << 8, T_INA_SHUNT_UOHM, 1000, 0);
+    assert_int_equal(t_error(), FW_ERR_NO_SENSOR);
+    assert_int_equal(REG(MBX_RESULT), INA_NO_ANSWER);
+    run_prog(&p);
+    assert_int_equal(t_error(), FW_ERR_NO_SENSOR);
+    t_post(FW_CMD_MONITOR, T_INA_ADDR | FW_MON_INA228 << 8, T_INA_SHUNT_UOHM, 1000, 0);
+    assert_int_equal(REG(MBX_RESULT), INA_WRONG_ID); /* an INA226 has not the INA228 IDs */
 }
 
 static void test_limit_without_its_sensor_is_refused(void **state)
@@ -262,7 +278,7 @@ static void test_limit_without_its_sensor_is_refused(void **state)
     uint32_t buf[16];
     t_post(FW_CMD_SESSION, FW_PERMIT_ERASE, 0, 0, 0);
     t_post(FW_CMD_LIMITS, 0, 70000, 0, 0); /* 70 °C */
-    hal_host_sense(true, 10, false, 0);
+    hal_host_temp(false, 0);
     erase_prog(&p, buf);
     run_prog(&p);
     assert_int_equal(t_error(), FW_ERR_NO_SENSOR);
@@ -285,7 +301,7 @@ static void heat_up(void *ctx)
 {
     struct heat *h = ctx;
     if (++h->reads == h->hot_after) {
-        hal_host_sense(true, 0, true, 85000);
+        hal_host_temp(true, 85000);
     }
 }
 

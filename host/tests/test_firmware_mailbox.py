@@ -14,6 +14,7 @@ import re
 import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,9 +27,12 @@ from nandlab.firmware import (
     LoopDescriptor,
     LoopKind,
     Mailbox,
+    Monitor,
     Permit,
 )
 from nandlab.firmware.protocol import DESCRIPTOR_WORDS, REC_PE, REC_SWEEP
+from nandlab.instruments.ina2xx import Ina226, Ina228
+from nandlab.instruments.virtual_ina import VirtualIna226, VirtualIna228
 from nandlab.ops import Pattern, Program, decode_results, pattern_bytes
 from nandlab.regs import REG
 
@@ -64,8 +68,7 @@ class NativeBoard:
         lib.hal_host_stats.restype = ctypes.POINTER(FakeStats)
         lib.hal_host_flips.restype = ctypes.c_uint32
         lib.hal_host_flips.argtypes = [ctypes.c_uint32, ctypes.c_int32]
-        lib.hal_host_sense.argtypes = [ctypes.c_bool, ctypes.c_uint32, ctypes.c_bool,
-                                       ctypes.c_int32]
+        lib.hal_host_temp.argtypes = [ctypes.c_bool, ctypes.c_int32]
         self.regs = lib.hal_host_regs()
         self.shared = lib.hal_shared()
 
@@ -166,25 +169,77 @@ def test_erase_without_a_permit_is_refused(board: NativeBoard) -> None:
     assert board.stats.pe[BLOCK] == 1
 
 
+_I2C = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_uint8, ctypes.c_uint8,
+                        ctypes.POINTER(ctypes.c_uint8), ctypes.c_uint32, ctypes.c_bool)
+
+
+def _attach(board: NativeBoard, address: int, device: Any) -> Any:
+    """Put `device` (a VirtualIna226 / 228 register model) on the firmware's I2C bus."""
+
+    def access(addr: int, reg: int, buf: Any, n: int, write: bool) -> bool:
+        if addr != address:
+            return False
+        if write:
+            device.write_to(reg, bytes(buf[:n]))
+        else:
+            data = device.read_from(reg, n)
+            for i in range(n):
+                buf[i] = data[i]
+        return True
+
+    callback = _I2C(access)
+    board.lib.hal_host_i2c_attach(callback)
+    return callback  # the caller keeps it alive while the firmware may call it
+
+
+@pytest.mark.parametrize("part", [Monitor.INA226, Monitor.INA228])
+def test_firmware_monitor_driver_matches_the_host_driver(board: NativeBoard,
+                                                         part: Monitor) -> None:
+    """The firmware's INA driver and the host's (nandlab.instruments.ina2xx) configure the
+    same register model the same way and read the same current from it."""
+    model, driver = ((VirtualIna226, Ina226) if part == Monitor.INA226
+                     else (VirtualIna228, Ina228))
+    amps = {"uA": 0.0}
+    on_board, on_host = (model(lambda: amps["uA"], shunt_mOhm=20.0) for _ in range(2))
+    keep = _attach(board, 0x45, on_board)
+    mb = _mailbox(board)
+    mb.monitor(part, 0x45, shunt_mOhm=20.0, max_current_mA=800)
+    driver(on_host, shunt_mOhm=20.0, max_current_mA=800).configure()
+    assert on_board.regs == on_host.regs  # IDs checked, reset, settings, calibration
+    host = driver(on_host, shunt_mOhm=20.0, max_current_mA=800)
+    mb.session(Permit.ERASE)
+    mb.limits(max_mA=100)
+    erase = Program().ce(0).cmd(0x60).addr(bytes([BLOCK * PAGES, 0, 0])).cmd(0xD0) \
+        .wait_rdy(10_000_000)
+    for uA in (-250_000.0, 123_456.0, 654_321.0):
+        amps["uA"] = uA
+        with pytest.raises(FirmwareLimit, match="OVER_CURRENT") as info:
+            mb.run_program(erase.encode())
+        assert info.value.detail == int(abs(host.current_uA())) // 1000
+    amps["uA"] = 99_000.0
+    mb.run_program(erase.encode())
+    assert board.stats.erases == 1
+    with pytest.raises(FirmwareLimit, match="NO_SENSOR"):
+        mb.monitor(part, 0x46, shunt_mOhm=20.0, max_current_mA=800)  # nobody at 0x46
+    del keep
+
+
 def test_limits_are_named_errors(board: NativeBoard) -> None:
     mb = _mailbox(board)
     erase = Program().ce(0).cmd(0x60).addr(bytes([BLOCK * PAGES, 0, 0])).cmd(0xD0) \
         .wait_rdy(10_000_000)
     mb.session(Permit.ERASE)
-    mb.limits(max_mA=50, max_C=60.0)
-    board.lib.hal_host_sense(True, 20, True, 61_500)
+    mb.limits(max_C=60.0)
+    board.lib.hal_host_temp(True, 61_500)
     with pytest.raises(FirmwareLimit, match="OVER_TEMP") as info:
         mb.run_program(erase.encode())
     assert info.value.detail == 61_500 and isinstance(info.value, RefusedOperation)
-    board.lib.hal_host_sense(True, 51, True, 30_000)
-    with pytest.raises(FirmwareLimit, match="OVER_CURRENT"):
-        mb.run_program(erase.encode())
-    board.lib.hal_host_sense(False, 0, True, 30_000)
+    mb.limits(max_mA=50)  # no monitor: no reading
     with pytest.raises(FirmwareLimit, match="NO_SENSOR"):
         mb.run_program(erase.encode())
     assert board.stats.programs_run == 0
     mb.limits(max_C=-10.5)  # a cold limit: below freezing is fine to set
-    board.lib.hal_host_sense(False, 0, True, -11_000)
+    board.lib.hal_host_temp(True, -11_000)
     mb.run_program(erase.encode())
     assert board.stats.erases == 1
     with pytest.raises(ValueError, match="current limit"):

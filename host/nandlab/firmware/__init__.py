@@ -15,6 +15,7 @@ from nandlab.firmware.protocol import (
     FwError,
     LoopDescriptor,
     LoopKind,
+    Monitor,
     Permit,
     State,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "LoopDescriptor",
     "LoopKind",
     "Mailbox",
+    "Monitor",
     "Permit",
     "RegisterIO",
     "SharedRAM",

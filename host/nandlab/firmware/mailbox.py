@@ -23,6 +23,7 @@ from nandlab.firmware.protocol import (
     FirmwareRefused,
     FwError,
     LoopDescriptor,
+    Monitor,
     Permit,
     State,
     decode_rows,
@@ -133,6 +134,16 @@ class Mailbox:
     def end_session(self) -> None:
         """Drop every permit and limit."""
         self.command(Command.END_SESSION)
+
+    def monitor(self, part: Monitor, address: int = 0, shunt_mOhm: float = 0.0,
+                max_current_mA: int = 0) -> None:
+        """The supply-current monitor the firmware's current limit reads: an INA226 /
+        INA228 at 7-bit I2C `address` on a shunt of `shunt_mOhm`, measuring up to
+        `max_current_mA` (as the board file's power monitor says); Monitor.NONE: none.
+        The firmware checks its IDs and calibrates it (FirmwareLimit NO_SENSOR when it
+        does not answer as that part)."""
+        self.command(Command.MONITOR, [int(address) | int(part) << 8,
+                                       round(shunt_mOhm * 1000), int(max_current_mA)])
 
     def limits(self, max_mA: int | None = None, max_C: float | None = None) -> None:
         """Limits of this session, checked by the firmware before every program it runs

@@ -20,6 +20,15 @@ class Command(IntEnum):
     ABORT = 0x05
     END_SESSION = 0x06
     LIMITS = 0x07
+    MONITOR = 0x08
+
+
+class Monitor(IntEnum):
+    """MONITOR parts: the supply-current monitor the firmware's limits read."""
+
+    NONE = 0
+    INA226 = 1
+    INA228 = 2
 
 
 class State(IntEnum):

@@ -6,7 +6,8 @@ bench that is channel B in MPSSE I2C mode (`open_ina_monitor`). In tests a
 `VirtualIna226` / `VirtualIna228` register model is an I2C slave of the
 virtual FT2232H (`nandlab.vusb`), or stands in for the port directly.
 
-Register facts (TI datasheets):
+Register facts (TI datasheets; the addresses, IDs and settings are
+`nandlab.instruments.ina2xx_map`'s, which the firmware's driver shares):
 - INA226: CONFIG 00h, SHUNT 01h (2.5 µV/LSB), BUS 02h (1.25 mV/LSB), POWER
   03h (25 x current LSB), CURRENT 04h (signed), CALIBRATION 05h =
   0.00512 / (current LSB x R_shunt); IDs FEh = 5449h ("TI"), FFh = 2260h.
@@ -24,9 +25,15 @@ from typing import Any, Protocol
 
 from nandlab.boards.model import Board, MonitorChannel
 from nandlab.errors import NandlabError
+from nandlab.instruments.ina2xx_map import (
+    INA226,
+    INA226_CAL_NUM,
+    INA228,
+    INA228_CAL_NUM,
+    RESET,
+    TI_ID,
+)
 from nandlab.instruments.power import PowerTrace, SamplingThread
-
-TI_ID = 0x5449
 
 
 class InstrumentError(NandlabError):
@@ -58,15 +65,16 @@ class Ina226:
     max_current_mA: float
     name: str = "INA226"
 
-    CONFIG, SHUNT, BUS, POWER, CURRENT, CALIBRATION = 0x00, 0x01, 0x02, 0x03, 0x04, 0x05
-    MANUFACTURER_ID, DIE_ID = 0xFE, 0xFF
-    DIE = 0x2260
+    CONFIG, SHUNT, BUS, POWER, CURRENT, CALIBRATION = (
+        INA226.regs[r] for r in ("CONFIG", "SHUNT", "BUS", "POWER", "CURRENT", "CALIBRATION"))
+    MANUFACTURER_ID, DIE_ID = INA226.regs["MANUFACTURER_ID"], INA226.regs["DIE_ID"]
+    DIE = INA226.die
     # no averaging, bus and shunt conversions 588 µs each, both continuous: a new
     # current every ~1.2 ms (the board's sample_period_us)
-    CONFIG_VALUE = (0b000 << 9) | (0b011 << 6) | (0b011 << 3) | 0b111
+    CONFIG_VALUE = INA226.config
 
     def __post_init__(self) -> None:
-        self.current_lsb_A = self.max_current_mA / 1000 / 2**15
+        self.current_lsb_A = self.max_current_mA / 1000 / 2 ** (INA226.current_bits - 1)
 
     def _r16(self, reg: int) -> int:
         return int.from_bytes(bytes(self.port.read_from(reg, 2)), "big")
@@ -81,9 +89,9 @@ class Ina226:
             raise InstrumentError(
                 f"{self.name}: IDs {maker:04X}h/{die:04X}h, expected {TI_ID:04X}h/{self.DIE:04X}h"
             )
-        self._w16(self.CONFIG, 0x8000)
+        self._w16(self.CONFIG, RESET)
         self._w16(self.CONFIG, self.CONFIG_VALUE)
-        cal = round(0.00512 / (self.current_lsb_A * self.shunt_mOhm / 1000))
+        cal = round(INA226_CAL_NUM / (self.current_lsb_A * self.shunt_mOhm / 1000))
         if not 0 < cal < 0x8000:
             raise InstrumentError(f"{self.name}: calibration {cal} out of range: check shunt and "
                                   "max current in the board file")
@@ -107,26 +115,27 @@ class Ina228(Ina226):
 
     name: str = "INA228"
 
-    ADC_CONFIG, SHUNT_CAL, VBUS, CURRENT228, POWER228 = 0x01, 0x02, 0x05, 0x07, 0x08
-    MANUFACTURER_ID, DIE_ID = 0x3E, 0x3F
-    DIE = 0x228
+    ADC_CONFIG, SHUNT_CAL, VBUS, CURRENT228, POWER228 = (
+        INA228.regs[r] for r in ("ADC_CONFIG", "SHUNT_CAL", "VBUS", "CURRENT", "POWER"))
+    MANUFACTURER_ID, DIE_ID = INA228.regs["MANUFACTURER_ID"], INA228.regs["DIE_ID"]
+    DIE = INA228.die
 
     def __post_init__(self) -> None:
-        self.current_lsb_A = self.max_current_mA / 1000 / 2**19
+        self.current_lsb_A = self.max_current_mA / 1000 / 2 ** (INA228.current_bits - 1)
 
     def _r24(self, reg: int) -> int:
         return int.from_bytes(bytes(self.port.read_from(reg, 3)), "big")
 
     def configure(self) -> None:
-        maker, die = self._r16(self.MANUFACTURER_ID), self._r16(self.DIE_ID) >> 4
+        maker, die = self._r16(self.MANUFACTURER_ID), self._r16(self.DIE_ID) >> INA228.die_shift
         if maker != TI_ID or die != self.DIE:
             raise InstrumentError(
                 f"{self.name}: IDs {maker:04X}h/{die:03X}h, expected {TI_ID:04X}h/{self.DIE:03X}h"
             )
-        self._w16(self.CONFIG, 0x8000)
+        self._w16(self.CONFIG, RESET)
         # continuous bus + shunt, 540 µs conversions, no averaging: ~1.1 ms per result
-        self._w16(self.ADC_CONFIG, (0xB << 12) | (0b100 << 9) | (0b100 << 6) | (0b100 << 3))
-        cal = round(13107.2e6 * self.current_lsb_A * self.shunt_mOhm / 1000)
+        self._w16(self.ADC_CONFIG, INA228.config)
+        cal = round(INA228_CAL_NUM * self.current_lsb_A * self.shunt_mOhm / 1000)
         if not 0 < cal < 0x8000:
             raise InstrumentError(f"{self.name}: SHUNT_CAL {cal} out of range: check shunt and "
                                   "max current in the board file")
