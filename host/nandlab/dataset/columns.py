@@ -109,6 +109,17 @@ DICTIONARY: tuple[Column, ...] = (
     _c("expression", pa.string(), "", "bitwise expression computed in the chip"),
     _c("sensings", pa.int32(), "", "sensings the in-flash operation took"),
     _c("detail", pa.string(), "", "the scheme's plan, or why it cannot run (JSON)"),
+    _c("interface", pa.string(), "", "data interface of the transfers (sdr, nv-ddr2, nv-ddr3)"),
+    _c("timing_mode", pa.int32(), "", "timing mode of that interface"),
+    _c("data_rate_mts", pa.float64(), "MT/s", "rated transfer rate of that mode"),
+    _c("lane", pa.int32(), "", "byte lane of the data bus (eye scan)"),
+    _c("capture_tap", pa.int32(), "", "DQS capture-delay tap of the lane"),
+    _c("capture_delay_ps", pa.float64(), "ps",
+       "capture delay after the DQS edge (eye_window: the window's centre)"),
+    _c("bit_errors", pa.int64(), "", "bits read wrong, not split by direction (eye scan)"),
+    _c("window_start_ps", pa.float64(), "ps", "first passing capture delay of the data eye"),
+    _c("window_end_ps", pa.float64(), "ps", "last passing capture delay of the data eye"),
+    _c("window_ps", pa.float64(), "ps", "width of the lane's data eye (end - start)"),
 )
 
 COLUMNS: dict[str, pa.DataType] = {c.name: c.type for c in DICTIONARY}

@@ -30,7 +30,14 @@ from collections.abc import Sequence
 from nandlab.errors import AddressError
 from nandlab.onfi.address import ChipGeometry
 from nandlab.onfi.array import ArrayTarget
-from nandlab.onfi.interface import BusModes, NegotiatedInterface, bench_modes, negotiate, sdr_rate
+from nandlab.onfi.interface import (
+    BusModes,
+    NegotiatedInterface,
+    bench_modes,
+    negotiate,
+    sdr_rate,
+    switch_to,
+)
 from nandlab.onfi.results import OpResult, PageRead, busy_steps, data_records
 from nandlab.sequences import core
 
@@ -60,6 +67,15 @@ class Chip(ArrayTarget):
         chosen = negotiate(self, bench_modes(self.transport.supports, board),
                            max_rate_mts=max_rate_mts)
         self._negotiated = chosen
+        return chosen
+
+    def use_interface(self, interface: str, mode: int) -> NegotiatedInterface:
+        """Switch to one interface mode both the part and the bench offer (`onfi.interface.
+        switch_to`): RangeError when one does not, FeatureNotAccepted when the part
+        does not take it."""
+        self._negotiated = None
+        chosen = switch_to(self, interface, mode, bench_modes(self.transport.supports))
+        self._negotiated = None if interface == "sdr" else chosen
         return chosen
 
     def reset(self) -> int:

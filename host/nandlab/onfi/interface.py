@@ -21,6 +21,8 @@ import logging
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from nandlab.errors import RangeError
+from nandlab.onfi.errors import FeatureNotAccepted
 from nandlab.onfi_spec import parampage as pp
 from nandlab.onfi_spec.ddr_features import DdrConfig, decode_timing_mode, timing_mode_p1
 from nandlab.onfi_spec.nvddr_timing import DDR_MODES, DdrInterface, ddr
@@ -168,6 +170,26 @@ def negotiate(target: Target, bus: BusModes, *, max_rate_mts: float | None = Non
     reason = "; ".join(reasons)
     log.info("data interface: SDR mode %d (%s)", mode, reason)
     return NegotiatedInterface("sdr", mode, sdr_rate(mode), None, reason, tried)
+
+
+def switch_to(target: Target, interface: str, mode: int, bus: BusModes) -> NegotiatedInterface:
+    """Switch to one given interface mode (a scan's or a user's choice, not the fastest):
+    RangeError unless both the part and `bus` offer it, FeatureNotAccepted when the part
+    does not take it (target and bench are then back in SDR)."""
+    if interface == "sdr":
+        target.set_timing_mode(mode)
+        return NegotiatedInterface("sdr", mode, sdr_rate(mode))
+    part = part_modes(target.identification.fields)
+    if interface not in OP_INTERFACE or mode not in part.narrowed(bus).modes(interface):
+        raise RangeError(
+            f"{interface} mode {mode} is not offered by both the part ({part.describe()}) and "
+            f"the bench ({bus.describe()})"
+        )
+    fields = target.identification.fields
+    done = _switch_ddr(target, interface, mode, _config_for(fields))
+    if isinstance(done, str):
+        raise FeatureNotAccepted(done)
+    return done
 
 
 def _why_not(iface: str, part: BusModes, bus: BusModes) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from nandlab.bench import Bench
+from nandlab.bench import Bench, MissingRole
 from nandlab.campaign.steps import (
     bake,
     compute,
@@ -22,6 +22,7 @@ from nandlab.campaign.steps import (
     erase,
     esp_program,
     expression,
+    eye,
     holds,
     mcflash,
     measure,
@@ -66,6 +67,7 @@ STEPS: dict[str, StepKind[Any]] = {
         wait.STEP,
         temperature.STEP,
         onboard.STEP,
+        eye.STEP,
     )
 }
 
@@ -119,7 +121,9 @@ def writing_steps(steps: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def check_bench(bench: Bench, kinds: set[str]) -> None:
-    """UsageError before a run starts when its bake / temperature steps cannot run."""
+    """UsageError before a run starts when its bake / temperature / eye steps cannot run."""
+    if "eye" in kinds and not bench.has("eye"):
+        raise UsageError(f"campaign step eye: {MissingRole('eye', bench.url)}")
     if bench.has("oven") or bench.has("thermal"):
         return
     needs = sorted(k for k in kinds if STEPS[k].temperature_control)
