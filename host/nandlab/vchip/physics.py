@@ -191,7 +191,6 @@ def personality(
     personality_fill(
         out,
         stream_key(seed, chip, Stream.STATIC, block, wl, 0),
-        stream_key(seed, chip, Stream.STATIC, block, wl, 2),
         *normal_tables(),
         phys.outlier_rate,
         phys.outlier_spread,
