@@ -111,6 +111,7 @@ def test_worn_retained_block_falls_back_and_stays_right(
         _check(answers, pages, PATTERNS[:2])
         fallbacks = [a for a in answers if a.path == "fallback"]
         assert fallbacks and scan.stats.decoding_failures == len(fallbacks)
-        assert scan.stats.soft_reads == len(fallbacks)
+        # one soft read per fallback, one more per retry (a soft decode that failed)
+        assert scan.stats.soft_reads == len(fallbacks) + scan.stats.retries
         # the controller corrected more raw errors than the chip's decoder handles per page
         assert all(a.bit_errors is not None and a.bit_errors > 16 * 40 for a in fallbacks)
