@@ -82,7 +82,8 @@ def test_run_encoded_is_byte_identical_to_run() -> None:
             1,
         ),
         (Program().ce(0).din(b"abcdef").encode()[:-8], ErrorCode.TRUNCATED, 1),
-        (Program().ce(0).encode()[:-4] + (0x0C_00000F).to_bytes(4, "little"), ErrorCode.BAD_ARG, 1),
+        # TIMING with interface 7 (0..4 exist)
+        (Program().ce(0).encode()[:-4] + (0x0C_000070).to_bytes(4, "little"), ErrorCode.BAD_ARG, 1),
         (Program().ce(0).encode() + b"\x00\x00", ErrorCode.TRUNCATED, 1),
         (Program().ce(0).encode() + bytes(4), ErrorCode.BAD_ARG, 1),
     ],
