@@ -35,6 +35,7 @@ uint8_t *hal_host_page(uint32_t block, uint32_t page) { return die[block][page];
 void hal_host_rb_stuck(bool stuck) { rb_stuck = stuck; }
 void hal_host_seq_hang(bool h) { hang = h; }
 uint64_t hal_time_ns(void) { return now_ns; }
+void hal_host_advance_ns(uint64_t ns) { now_ns += ns; }
 
 uint32_t hal_host_flips(uint32_t pe, int32_t offset)
 {

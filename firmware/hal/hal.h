@@ -33,6 +33,9 @@ bool hal_i2c_write(uint8_t addr, uint8_t reg, const uint8_t *buf, uint32_t n);
 
 /* The board's temperature sensor (m°C); false when it has none. */
 bool hal_temp_mC(int32_t *mC);
+/* The heater / TEC drive: PWM duty in ‰ (negative: a TEC's cooling);
+ * false when the board has none. */
+bool hal_pwm_set(int32_t permille);
 
 /* Monotonic time in ns (the watchdog's clock). */
 uint64_t hal_time_ns(void);

@@ -11,6 +11,8 @@ static uint32_t regs[sizeof(nandlab_regs_t) / 4 + 1];
 static uint32_t shared[FAKE_SHARED_WORDS];
 static void (*cmd_hook)(void *);
 static hal_host_i2c_fn i2c;
+static int32_t pwm;
+static uint32_t pwm_writes;
 static bool has_temp = true;
 static int32_t sense_mC = 25000;
 static void *cmd_hook_ctx;
@@ -65,6 +67,19 @@ bool hal_i2c_write(uint8_t addr, uint8_t reg, const uint8_t *buf, uint32_t n)
     return i2c(addr, reg, copy, n, true);
 }
 
+bool hal_pwm_set(int32_t permille)
+{
+    pwm = permille;
+    pwm_writes++;
+    return true;
+}
+
+int32_t hal_host_pwm(uint32_t *writes)
+{
+    *writes = pwm_writes;
+    return pwm;
+}
+
 void hal_host_temp(bool present, int32_t mC)
 {
     has_temp = present;
@@ -90,6 +105,8 @@ void hal_host_reset(const struct fake_cfg *cfg)
     regs[offsetof(nandlab_regs_t, ID) / 4] = NANDLAB_REGS__ID__MAGIC_reset;
     cmd_hook = NULL;
     i2c = NULL;
+    pwm = 0;
+    pwm_writes = 0;
     hal_host_temp(true, 25000);
     fake_seq_reset(cfg);
 }

@@ -52,6 +52,10 @@ typedef bool (*hal_host_i2c_fn)(uint8_t addr, uint8_t reg, uint8_t *buf, uint32_
 void hal_host_i2c_attach(hal_host_i2c_fn fn);
 /* The temperature sensor's reading (hal_temp_mC); after hal_host_reset 25 °C. */
 void hal_host_temp(bool present, int32_t mC);
+/* The last PWM duty the firmware set (‰), and how many times it set one. */
+int32_t hal_host_pwm(uint32_t *writes);
+/* Moves the host HAL's clock (hal_time_ns) on by `ns`. */
+void hal_host_advance_ns(uint64_t ns);
 /* Called whenever the firmware reads MBX_CMD: the test's "host" acts there. */
 void hal_host_on_cmd_read(void (*hook)(void *ctx), void *ctx);
 /* Every word the firmware sent to the sequencer since the reset (the first

@@ -97,3 +97,10 @@ bool hal_temp_mC(int32_t *mC)
     (void)mC;
     return false;
 }
+
+/* No PWM output for a heater / TEC in the FPGA design yet: THERMAL refuses. */
+bool hal_pwm_set(int32_t permille)
+{
+    (void)permille;
+    return false;
+}

@@ -46,6 +46,7 @@ void fake_seq_soft_reset(void)
 }
 
 uint64_t hal_time_ns(void) { return now_ns; }
+void hal_host_advance_ns(uint64_t ns) { now_ns += ns; }
 
 uint32_t hal_seq_tx_vacancy(void) { return TX_WORDS - tx_n; }
 

@@ -21,6 +21,7 @@ enum fw_cmd {
     FW_CMD_END_SESSION = 0x06, /* drops every permit and limit */
     FW_CMD_LIMITS = 0x07,      /* arg0: max supply mA, arg1: max temperature m°C (signed); 0 = none */
     FW_CMD_MONITOR = 0x08,     /* arg0: I2C address | part << 8 (FW_MON_*), arg1: shunt µΩ, arg2: max mA */
+    FW_CMD_THERMAL = 0x09,     /* arg0: 1 on / 0 off, arg1: 1 TEC / 0 heater, arg2: setpoint m°C (signed); result: m°C read */
 };
 
 /* MONITOR parts: the supply-current monitor the limits read */

@@ -111,6 +111,24 @@ int ina_configure(const struct ina *d);
 /* The last current result (µA, signed); false when the part does not answer. */
 bool ina_current_uA(const struct ina *d, int32_t *uA);
 
+/* --- thermal.c: temperature PID loop --- */
+struct pid {
+    int32_t kp, ki, kd;      /* Q20 gains: ‰ per m°C, per m°C·s, per m°C/s */
+    int32_t out_min, out_max; /* ‰ */
+    int64_t integ;            /* integral term, ‰ in Q20 */
+    int32_t prev;             /* last measurement (m°C) */
+    bool primed;
+};
+void pid_init(struct pid *c, int32_t out_min, int32_t out_max);
+/* One step: the output (‰) for `meas_mC` against `setpoint_mC`, dt_ms after the last. */
+int32_t pid_step(struct pid *c, int32_t setpoint_mC, int32_t meas_mC, uint32_t dt_ms);
+/* THERMAL: on/off, heater (0..1000 ‰) or TEC (-1000..1000 ‰), setpoint; FW_OK
+ * (detail: the temperature read) or FW_ERR_NO_SENSOR (detail 1 no sensor, 2 no PWM). */
+int thermal_set(bool on, bool tec, int32_t setpoint_mC, uint32_t *detail);
+/* Steps the loop when its period is due (mailbox poll, loops' idle passes). */
+void thermal_poll(void);
+int32_t thermal_last_mC(void);
+
 /* --- loops.c --- */
 int loop_run(const uint32_t *desc, uint32_t n, uint32_t permits, struct ring *ring,
              uint32_t *steps);

@@ -152,6 +152,9 @@ int pipe_run(const struct pipe_src *src, uint32_t target, uint32_t *failed_tag)
         }
         /* Watchdog on the oldest op, timed only while nothing moves, so a
          * streaming pipe never reads the clock. */
+        if (!progress) {
+            thermal_poll(); /* the chip is busy: the temperature loop keeps its period */
+        }
         if (progress || head == tail) {
             armed = false;
         } else if (!armed) {

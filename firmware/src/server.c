@@ -41,6 +41,8 @@ void fw_init(void)
     max_mA = 0;
     max_mC = 0;
     monitor_on = false;
+    uint32_t detail;
+    thermal_set(false, false, 0, &detail); /* heater / TEC off from boot */
     heartbeat = 0;
     /* A command left over from before this boot is not run: the host saw
      * MBX_FW_VERSION at 0 and must post again. */
@@ -191,6 +193,12 @@ static int dispatch(uint32_t code, const uint32_t *arg, uint32_t *result)
         monitor_on = st == INA_OK;
         return monitor_on ? FW_OK : FW_ERR_NO_SENSOR;
     }
+    case FW_CMD_THERMAL:
+        if (arg[0] > 1 || arg[1] > 1) {
+            *result = arg[0] > 1 ? 0 : 1;
+            return FW_ERR_BAD_ARG;
+        }
+        return thermal_set(arg[0] == 1, arg[1] == 1, (int32_t)arg[2], result);
     case FW_CMD_LIMITS:
         max_mA = arg[0];
         max_mC = (int32_t)arg[1];
@@ -213,6 +221,7 @@ static int dispatch(uint32_t code, const uint32_t *arg, uint32_t *result)
 void fw_poll(void)
 {
     beat();
+    thermal_poll();
     uint32_t cmd = hal_reg_read(R(MBX_CMD));
     uint32_t seq = FIELD(cmd, MBX_CMD, SEQ);
     if (seq == last_seq) {

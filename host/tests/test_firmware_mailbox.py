@@ -224,6 +224,16 @@ def test_firmware_monitor_driver_matches_the_host_driver(board: NativeBoard,
     del keep
 
 
+def test_thermal_loop_starts_from_the_host(board: NativeBoard) -> None:
+    mb = _mailbox(board)
+    board.lib.hal_host_temp(True, -2_500)
+    assert mb.thermal(40.0) == -2.5
+    board.lib.hal_host_temp(False, 0)
+    with pytest.raises(FirmwareLimit, match="NO_SENSOR"):
+        mb.thermal(40.0, tec=True)
+    mb.thermal(None)
+
+
 def test_limits_are_named_errors(board: NativeBoard) -> None:
     mb = _mailbox(board)
     erase = Program().ce(0).cmd(0x60).addr(bytes([BLOCK * PAGES, 0, 0])).cmd(0xD0) \

@@ -145,6 +145,20 @@ class Mailbox:
         self.command(Command.MONITOR, [int(address) | int(part) << 8,
                                        round(shunt_mOhm * 1000), int(max_current_mA)])
 
+    def thermal(self, setpoint_C: float | None, *, tec: bool = False) -> float:
+        """Hold the socket at `setpoint_C` (°C) with the firmware's PI loop on the
+        board's heater (0..100 % PWM) or TEC (`tec`: also cools); None turns it off.
+        Returns the temperature read when it starts (°C). The loop runs every 100 ms,
+        between and during on-board loops; without a reading it turns the output off."""
+        if setpoint_C is None:
+            self.command(Command.THERMAL, [0, 0, 0])
+            return float("nan")
+        mC = round(setpoint_C * 1000)
+        if not -(1 << 31) <= mC < 1 << 31:
+            raise ValueError(f"setpoint {setpoint_C} °C is outside -2147..2147")
+        read = self.command(Command.THERMAL, [1, int(tec), mC & 0xFFFFFFFF])
+        return (read - (1 << 32) if read >> 31 else read) / 1000
+
     def limits(self, max_mA: int | None = None, max_C: float | None = None) -> None:
         """Limits of this session, checked by the firmware before every program it runs
         for the host and every loop step: supply current (mA, 1..2^32-1) and temperature

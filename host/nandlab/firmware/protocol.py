@@ -21,6 +21,7 @@ class Command(IntEnum):
     END_SESSION = 0x06
     LIMITS = 0x07
     MONITOR = 0x08
+    THERMAL = 0x09
 
 
 class Monitor(IntEnum):

@@ -1,0 +1,170 @@
+/* The temperature loop against a simulated plant: a socket with a heater (or
+ * a TEC) as a first-order thermal system with a dead time, stepped in 100 ms
+ * ticks; the firmware reads it through hal_temp_mC and drives it through
+ * hal_pwm_set, run by its own mailbox poll. */
+#include <math.h>
+
+#include "fw_test.h"
+#include "fwint.h"
+
+#define TICK_MS 100u
+#define DEAD_TICKS 20u /* 2 s from heater power to the sensor */
+
+/* Plant: dT/dt = (gain x duty - (T - ambient)) / tau. The loop's tuning
+ * assumes 50 K at full duty, tau 60 s, 2 s dead time; `gain` and `tau` here
+ * may differ from that, as a real socket would. */
+struct plant {
+    double temp_C, ambient_C, gain_K, tau_s;
+    int32_t pending[DEAD_TICKS];
+    uint32_t at;
+};
+
+static void tick(struct plant *pl)
+{
+    uint32_t writes;
+    int32_t duty = hal_host_pwm(&writes);
+    int32_t applied = pl->pending[pl->at];
+    pl->pending[pl->at] = duty;
+    pl->at = (pl->at + 1) % DEAD_TICKS;
+    double target = pl->ambient_C + pl->gain_K * applied / 1000.0;
+    pl->temp_C += (target - pl->temp_C) * (TICK_MS / 1000.0) / pl->tau_s;
+    hal_host_temp(true, (int32_t)lround(pl->temp_C * 1000.0));
+    hal_host_advance_ns(TICK_MS * 1000000ull);
+    fw_poll();
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    t_boot(&T_CFG);
+    return 0;
+}
+
+struct run {
+    double peak_C, settled_s;
+};
+
+/* Runs `seconds` of the loop towards `setpoint_C`; the peak temperature and
+ * the time after which it stays within 0.5 °C of the setpoint. */
+static struct run run_to(struct plant *pl, double setpoint_C, double seconds)
+{
+    struct run r = {.peak_C = pl->temp_C, .settled_s = -1};
+    for (uint32_t k = 0; k < (uint32_t)(seconds * 1000 / TICK_MS); k++) {
+        tick(pl);
+        double t = (k + 1) * TICK_MS / 1000.0;
+        if (pl->temp_C > r.peak_C) {
+            r.peak_C = pl->temp_C;
+        }
+        if (fabs(pl->temp_C - setpoint_C) > 0.5) {
+            r.settled_s = -1;
+        } else if (r.settled_s < 0) {
+            r.settled_s = t;
+        }
+    }
+    return r;
+}
+
+static void test_heater_reaches_and_holds_the_setpoint(void **state)
+{
+    (void)state;
+    struct plant pl = {.temp_C = 25, .ambient_C = 25, .gain_K = 50, .tau_s = 60};
+    hal_host_temp(true, 25000);
+    t_post(FW_CMD_THERMAL, 1, 0, 55000, 0);
+    assert_int_equal(t_state(), FW_DONE);
+    assert_int_equal(REG(MBX_RESULT), 25000);
+    struct run r = run_to(&pl, 55, 300);
+    assert_true(r.settled_s > 0 && r.settled_s < 120); /* within 0.5 °C in 2 minutes */
+    assert_true(r.peak_C < 55 + 2.0);                   /* overshoot under 2 °C */
+    assert_true(fabs(pl.temp_C - 55) < 0.1);
+    /* the room warms by 5 °C: the loop takes it out */
+    pl.ambient_C = 30;
+    r = run_to(&pl, 55, 300);
+    assert_true(fabs(pl.temp_C - 55) < 0.1);
+    assert_true(r.peak_C < 55 + 1.0);
+}
+
+static void test_loop_is_robust_to_a_slower_stronger_plant(void **state)
+{
+    (void)state;
+    /* twice the gain, twice the time constant of the tuning's model */
+    struct plant pl = {.temp_C = 25, .ambient_C = 25, .gain_K = 100, .tau_s = 120};
+    t_post(FW_CMD_THERMAL, 1, 0, 85000, 0);
+    struct run r = run_to(&pl, 85, 600);
+    assert_true(r.settled_s > 0 && r.settled_s < 300);
+    assert_true(r.peak_C < 85 + 3.0);
+}
+
+static void test_tec_cools_below_ambient(void **state)
+{
+    (void)state;
+    struct plant pl = {.temp_C = 25, .ambient_C = 25, .gain_K = 50, .tau_s = 60};
+    t_post(FW_CMD_THERMAL, 1, 1, 5000, 0); /* TEC: 5 °C */
+    struct run r = run_to(&pl, 5, 300);
+    uint32_t writes;
+    assert_true(r.settled_s > 0);
+    assert_true(fabs(pl.temp_C - 5) < 0.1);
+    assert_true(hal_host_pwm(&writes) < 0); /* cooling */
+    /* a heater cannot cool: it sits at 0 above its setpoint */
+    t_post(FW_CMD_THERMAL, 1, 0, 5000, 0);
+    run_to(&pl, 5, 10);
+    assert_int_equal(hal_host_pwm(&writes), 0);
+}
+
+static void test_lost_sensor_turns_the_heater_off(void **state)
+{
+    (void)state;
+    struct plant pl = {.temp_C = 25, .ambient_C = 25, .gain_K = 50, .tau_s = 60};
+    uint32_t writes;
+    t_post(FW_CMD_THERMAL, 1, 0, 60000, 0);
+    run_to(&pl, 60, 5);
+    assert_true(hal_host_pwm(&writes) > 0);
+    hal_host_temp(false, 0);
+    hal_host_advance_ns(200000000ull);
+    fw_poll();
+    assert_int_equal(hal_host_pwm(&writes), 0);
+    /* and off means off */
+    hal_host_temp(true, 30000);
+    t_post(FW_CMD_THERMAL, 0, 0, 0, 0);
+    assert_int_equal(t_state(), FW_DONE);
+    hal_host_advance_ns(1000000000ull);
+    fw_poll();
+    assert_int_equal(hal_host_pwm(&writes), 0);
+}
+
+static void test_thermal_needs_a_sensor(void **state)
+{
+    (void)state;
+    hal_host_temp(false, 0);
+    t_post(FW_CMD_THERMAL, 1, 0, 50000, 0);
+    assert_int_equal(t_error(), FW_ERR_NO_SENSOR);
+    assert_int_equal(REG(MBX_RESULT), 1);
+    t_post(FW_CMD_THERMAL, 2, 0, 50000, 0);
+    assert_int_equal(t_error(), FW_ERR_BAD_ARG);
+}
+
+/* The PID alone: anti-windup keeps a long saturation from overshooting. */
+static void test_pid_does_not_wind_up(void **state)
+{
+    (void)state;
+    struct pid c;
+    pid_init(&c, 0, 1000);
+    for (int i = 0; i < 10000; i++) { /* 1000 s far below the setpoint, output pinned */
+        assert_int_equal(pid_step(&c, 100000, 20000, 100), 1000);
+    }
+    /* at the setpoint the output drops at once, not after unwinding 1000 s of error */
+    assert_true(pid_step(&c, 100000, 100000, 100) <= 1000);
+    assert_true(pid_step(&c, 100000, 101000, 100) < 1000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_heater_reaches_and_holds_the_setpoint, setup),
+        cmocka_unit_test_setup(test_loop_is_robust_to_a_slower_stronger_plant, setup),
+        cmocka_unit_test_setup(test_tec_cools_below_ambient, setup),
+        cmocka_unit_test_setup(test_lost_sensor_turns_the_heater_off, setup),
+        cmocka_unit_test_setup(test_thermal_needs_a_sensor, setup),
+        cmocka_unit_test_setup(test_pid_does_not_wind_up, setup),
+    };
+    return cmocka_run_group_tests_name("thermal", tests, NULL, NULL);
+}
