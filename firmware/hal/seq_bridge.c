@@ -1,5 +1,5 @@
 /* Bridge sequencer: the firmware's op programs run on a host transport (the
- * Python `nandlab.firmware.native` board hands a callback that runs them on
+ * Python `nandlab.transport.firmware_native` board hands a callback that runs them on
  * `sim://` or `rtl://`, the virtual die behind it), so the firmware's own loops
  * can be compared, row for row, with host-driven loops on the same seeded die.
  * A program runs once its tlast word arrives; its result stream is queued for

@@ -1,7 +1,7 @@
 """Campaign loops handed to the firmware give the rows host-driven loops give.
 
 Two virtual dies of the same profile and seed: one behind
-`nandlab.firmware.native.FirmwareBoard` (the firmware's C code, built for this
+`nandlab.transport.firmware_native.FirmwareBoard` (the firmware's C code, built for this
 machine, runs the loop and sends its op programs to the die), one behind a
 plain sim bench (the host runs the loop, op program by op program). The rows,
 the wear and the die's data must come out the same.
@@ -25,11 +25,11 @@ from nandlab.campaign.steps.onboard import (
 )
 from nandlab.errors import RefusedOperation, UsageError
 from nandlab.firmware.mailbox import Layout
-from nandlab.firmware.native import LIB_NAME, FirmwareBoard
 from nandlab.onfi import Chip
 from nandlab.profiles import load_profile
 from nandlab.regs import REG
 from nandlab.rtlsim.sim_env import TB_PROFILE
+from nandlab.transport.firmware_native import LIB_NAME, FirmwareBoard
 from nandlab.transport.sim import SimTransport
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"

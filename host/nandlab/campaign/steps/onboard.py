@@ -1,7 +1,7 @@
 """`pe_loop`: P/E cycling with a verify read every cycle, run by the board's CPU when it can.
 
 A bench that declares the `firmware` role (a board CPU running firmware/, or
-`nandlab.firmware.native.FirmwareBoard`) gets the whole loop in one mailbox
+`nandlab.transport.firmware_native.FirmwareBoard`) gets the whole loop in one mailbox
 command: no host round trip per operation, rows streamed back in batches.
 Any other bench runs the same loop from the host, one op program at a time.
 Both put the same op programs on the chip (`nandlab.sequences.core` in SDR
