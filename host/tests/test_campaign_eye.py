@@ -20,11 +20,13 @@ from nandlab.campaign.steps.eye import windows
 from nandlab.dataset.store import RunStore
 from nandlab.errors import UsageError
 from nandlab.onfi.results import data_records
+from nandlab.onfi_spec.ddr_features import decode_timing_mode
 from nandlab.onfi_spec.nvddr_timing import ddr
 from nandlab.ops import Program
 from nandlab.transport.roles import Roles
 from nandlab.transport.sim import SimTransport
 from nandlab.transport.url import parse_sim_url
+from nandlab.vchip.die import VirtualDie
 from nandlab.vchip.pin_timing_ddr import DdrOutputModel
 
 TAPS, TAP_PS, LANES = 96, 25.0, 2  # 2.4 ns of taps: past NV-DDR2 mode 7's tQH + skew
@@ -39,6 +41,11 @@ steps:
   - program: {wls: 0, mode: slc}
   - eye: {wl: 0, bytes: 512, modes: [{interface: nv-ddr3, mode: 8}, {interface: nv-ddr2, mode: 7}]}
 """
+
+
+def selected(die: VirtualDie) -> tuple[str, int] | None:
+    """(interface, mode) the die's feature 01h holds."""
+    return decode_timing_mode(die.feature(0x01)[0])
 
 
 def popcount(a: bytes, b: bytes) -> int:
@@ -88,7 +95,7 @@ class DieModelEye(EyeBase):
 
     def lane_bit_errors(self, program: Program, expected: bytes) -> tuple[int, ...]:
         data = self.read(program)
-        iface, mode = self.bench.dies[0].data_interface
+        iface, mode = selected(self.bench.dies[0])
         model = DdrOutputModel(ddr(iface, mode), self.skew_ps)
         got = bytearray(data)
         for lane in range(LANES):

@@ -19,6 +19,11 @@ from nandlab.vchip.die import VirtualDie
 SET, GET, RESET = 0xEF, 0xEE, 0xFF
 
 
+def selected(die: VirtualDie) -> tuple[str, int] | None:
+    """(interface, mode) the die's feature 01h holds."""
+    return decode_timing_mode(die.feature(0x01)[0])
+
+
 def set_feature(die: VirtualDie, fa: int, params: bytes) -> None:
     die.cmd(SET)
     die.addr(fa)
@@ -59,10 +64,10 @@ def test_the_die_switches_to_a_listed_ddr_mode_and_back_on_reset() -> None:
     die = VirtualDie(load_profile("tlc-coxpm"))  # NV-DDR3 0..12, no NV-DDR2
     set_feature(die, 0x01, bytes([0x3A, 0, 0, 0]))
     assert get_feature(die, 0x01) == bytes([0x3A, 0, 0, 0])
-    assert die.data_interface == ("nv-ddr3", 10)
+    assert selected(die) == ("nv-ddr3", 10)
     die.cmd(RESET)
     die.wait_ready(10**7)
-    assert die.data_interface == ("sdr", 0)
+    assert selected(die) == ("sdr", 0)
     assert get_feature(die, 0x01) == bytes(4)
 
 
@@ -79,7 +84,7 @@ def test_a_mode_the_part_lacks_leaves_feature_01h_unchanged(p1: int, why: str) -
     set_feature(die, 0x01, bytes([0x03, 0, 0, 0]))
     set_feature(die, 0x01, bytes([p1, 0, 0, 0]))
     assert get_feature(die, 0x01) == bytes([0x03, 0, 0, 0]), why
-    assert die.data_interface == ("sdr", 3)
+    assert selected(die) == ("sdr", 3)
 
 
 def test_an_sdr_only_part_refuses_every_ddr_mode_and_has_no_02h() -> None:

@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 
 from nandlab.errors import OpProgramError
+from nandlab.onfi_spec.ddr_features import decode_timing_mode
 from nandlab.onfi_spec.nvddr_timing import DDR_MODES, DdrInterface
+from nandlab.onfi_spec.opcodes import Feature
 from nandlab.ops import (
     MAX_SDR_MODE,
     Addr,
@@ -232,9 +234,9 @@ class _Run:
             raise _Stop(ErrorCode.BAD_ARG)
         bench.expected_timing_mode = ins.mode
         die = self.die
-        if die is not None and die.data_interface != (name, ins.mode):
-            mode = die.data_interface[1]
-            bench.timing_mismatches.append(TimingMismatch(index, ins.mode, mode))
+        now = None if die is None else decode_timing_mode(die.feature(Feature.TIMING_MODE)[0])
+        if now is not None and now != (name, ins.mode):
+            bench.timing_mismatches.append(TimingMismatch(index, ins.mode, now[1]))
 
     def _gpio(self, index: int, ins: Gpio) -> None:
         if ins.mask & GPIO_WP_N:

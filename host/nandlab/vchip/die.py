@@ -41,7 +41,7 @@ from nandlab.vchip.address import AddressMap, CellMode, Target
 from nandlab.vchip.array import CellArray
 from nandlab.vchip.array_ops import ArrayOps
 from nandlab.vchip.clock import US, DieClock
-from nandlab.vchip.features import DDR_COMMAND_SDR_MODE, FEATURE_BYTES, FeatureRegisters
+from nandlab.vchip.features import FEATURE_BYTES, FeatureRegisters
 from nandlab.vchip.latches import PageBuffer
 from nandlab.vchip.parts import DieParts
 from nandlab.vchip.power import Phase, PowerLog
@@ -163,11 +163,6 @@ class VirtualDie:
         return self._clock.timing.mode
 
     @property
-    def data_interface(self) -> tuple[str, int]:
-        """(interface, mode) SET FEATURES 01h selected: ("sdr", 0) after RESET."""
-        return self._features.data_interface()
-
-    @property
     def slc_mode(self) -> bool:
         return self._addresses.mode is CellMode.SLC
 
@@ -248,8 +243,7 @@ class VirtualDie:
         """Data in cycles (tWC per byte)."""
         clock = self._clock
         busy = clock.now_ns < clock.rdy_until
-        ddr_ps, n = self._features.ddr_byte_ps(), len(data)
-        clock.bus(clock.timing.tWC * n if ddr_ps is None else -(-ddr_ps * n // 1000))
+        clock.bus(-(-self._features.byte_ps(clock.timing.tWC) * len(data) // 1000))
         if busy or not data:
             return
         if self._seq is not None and self._seq.opcode in (Cmd.PROGRAM, Cmd.CHANGE_WRITE_COLUMN):
@@ -276,9 +270,7 @@ class VirtualDie:
             if self._out is _Out.STATUS:
                 self._out = self._resume_out
         clock = self._clock
-        # one byte per tRC in SDR, two per tRC in DDR (times in ps here)
-        ddr_ps = self._features.ddr_byte_ps()
-        byte_ps = clock.timing.tRC * 1000 if ddr_ps is None else ddr_ps
+        byte_ps = self._features.byte_ps(clock.timing.tRC)
         start = clock.bus(-(-byte_ps * n // 1000))
         if self._out is _Out.STATUS:
             wp, plane = self._wp, self._status_plane
@@ -463,8 +455,7 @@ class VirtualDie:
         self._din_features = None
         self._feature_busy()
         if self._features.set(fa, params, self._test.active) and fa == Feature.TIMING_MODE:
-            interface, mode = self._features.data_interface()
-            self._clock.timing = sdr(mode if interface == "sdr" else DDR_COMMAND_SDR_MODE)
+            self._clock.timing = sdr(self._features.command_sdr_mode())
 
     def _open_program(self, seq: _Seq) -> None:
         """Bind the open 80h / 85h sequence to its page once its address is known."""

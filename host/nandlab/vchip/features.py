@@ -90,10 +90,16 @@ class FeatureRegisters:
         assert decoded is not None  # set() stores only decodable values
         return decoded
 
-    def ddr_byte_ps(self) -> int | None:
-        """Time of one data byte in the selected DDR mode (half its tRC); None in SDR."""
+    def byte_ps(self, sdr_cycle_ns: int) -> int:
+        """Time of one data byte (ps): the SDR cycle `sdr_cycle_ns` (tRC out, tWC in), or half
+        the selected DDR mode's tRC (two bytes per RE_n / DQS cycle)."""
         interface, mode = self.data_interface()
-        return None if interface == "sdr" else ddr(interface, mode).tRC // 2
+        return sdr_cycle_ns * 1000 if interface == "sdr" else ddr(interface, mode).tRC // 2
+
+    def command_sdr_mode(self) -> int:
+        """The SDR mode whose cycles the die's clock runs commands and addresses in."""
+        interface, mode = self.data_interface()
+        return mode if interface == "sdr" else DDR_COMMAND_SDR_MODE
 
     def ddr_config(self) -> DdrConfig:
         """The NV-DDR2 / NV-DDR3 configuration feature 02h holds."""
