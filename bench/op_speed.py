@@ -14,6 +14,13 @@ of one WL in each of 4 blocks, the blocks fully programmed in SLC mode: each WL 
 sensed 3 times in a row, as a strobe search does (mws_1wl, mws_4blk), and every
 sensing on a WL set not sensed before (mws_4blk_new).
 
+For the reads it also prints the memory floor of what they must touch: per sensing,
+one pass over the WL's stored Vth (int16 per cell) compared with the reference and
+packed into bits, timed in this run, times the sensings the reads did (one per read
+reference of the page type; a soft-bit read senses each twice), and cpu / floor:
+what the whole call costs over that floor (Python op path, die state machine, the
+full physics of every cell: retention, disturb, RTN).
+
     .venv/bin/python bench/op_speed.py [--profiles a,b] [--pages N]
 """
 
@@ -29,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from nandlab.onfi import Chip
 from nandlab.onfi.testmode import TestMode
-from nandlab.profiles import builtin_names
+from nandlab.profiles import builtin_names, load_profile
 from nandlab.transport import open_bench
 
 GOALS = {"mws_1wl": 1.0, "mws_4blk": 1.0, "mws_4blk_new": 1.0}
@@ -37,11 +44,12 @@ GOALS = {"mws_1wl": 1.0, "mws_4blk": 1.0, "mws_4blk_new": 1.0}
 
 @dataclass
 class Figure:
-    """Sums over the calls of one op."""
+    """Sums over the calls of one op; `sensings` of the cell array they did (reads)."""
 
     busy_s: float = 0.0
     cpu_s: float = 0.0
     wall_s: float = 0.0
+    sensings: int = 0
 
     def add(self, op: Callable[[], int]) -> None:
         c0, w0 = time.process_time(), time.perf_counter()
@@ -61,6 +69,18 @@ def good_blocks(chip: Chip, count: int, plane: int | None = None) -> list[int]:
             if len(out) == count:
                 return out
     raise RuntimeError("not enough good blocks")
+
+
+def sense_floor_s(cells: int) -> float:
+    """CPU seconds of the memory floor of one sensing: an int16 Vth per cell compared with
+    a reference and packed into bits (best of 20)."""
+    vth = np.random.default_rng(0).integers(-2000, 6000, cells).astype(np.int16)
+    best = float("inf")
+    for _ in range(20):
+        c0 = time.process_time()
+        np.packbits(vth < 1200, bitorder="little")
+        best = min(best, time.process_time() - c0)
+    return best
 
 
 def warm_up(chip: Chip, block: int, datas: list[bytes]) -> None:
@@ -91,19 +111,20 @@ def measure(profile: str, pages: int) -> dict[str, Figure | None]:
         program = figs["program"] = Figure()
         for p in range(pages):
             program.add(lambda p=p: chip.program_page(block, p, datas[p]).busy_ns)
-        read = figs["read"] = Figure()
+        senses = [len(chip.profile.page_refs[p % geo.bits_per_cell]) for p in range(pages)]
+        read = figs["read"] = Figure(sensings=sum(senses))
         for p in range(pages):
             read.add(lambda p=p: chip.read_page(block, p).busy_ns)
         refs = len(chip.profile.read_offsets.references)
         for r in range(refs):
             chip.set_read_offset_code(r, -3)
-        offset = figs["read_offsets"] = Figure()
+        offset = figs["read_offsets"] = Figure(sensings=sum(senses))
         for p in range(pages):
             offset.add(lambda p=p: chip.read_page(block, p).busy_ns)
         for r in range(refs):
             chip.set_read_offset_code(r, 0)
         if chip.profile.vendor.soft_bit_read is not None:
-            soft = figs["soft_bit_read"] = Figure()
+            soft = figs["soft_bit_read"] = Figure(sensings=2 * sum(senses))
             for p in range(pages):
                 soft.add(lambda p=p: chip.soft_bit_read(block, p, 4).busy_ns)
         else:
@@ -147,8 +168,9 @@ def main() -> None:
         os.environ["NANDLAB_DATA_DIR"] = tmp  # bad-block tables and images stay out of ~
         print("# busy / CPU and busy / wall per op (higher is better; goal >= 10, MWS >= 1)")
         print(f"{'profile':<11} {'op':<14} {'busy_ms':>9} {'cpu_ms':>9} {'wall_ms':>9} "
-              f"{'busy/cpu':>9} {'busy/wall':>9}  goal")
+              f"{'busy/cpu':>9} {'busy/wall':>9}  {'goal':<6} {'floor_ms':>9} {'cpu/floor':>9}")
         for profile in args.profiles.split(","):
+            floor_s = sense_floor_s(load_profile(profile).geometry.cells_per_wl)
             for op, fig in measure(profile, args.pages).items():
                 if fig is None:
                     print(f"{profile:<11} {op:<14} {'n/a':>9}")
@@ -156,10 +178,14 @@ def main() -> None:
                 goal = GOALS.get(op, 10.0)
                 ratio = fig.busy_s / fig.cpu_s
                 verdict = "ok" if ratio >= goal else f"< {goal:g}"
+                floor = (
+                    f" {fig.sensings * floor_s * 1e3:9.2f} "
+                    f"{fig.cpu_s / (fig.sensings * floor_s):9.3g}" if fig.sensings else ""
+                )
                 print(
                     f"{profile:<11} {op:<14} {fig.busy_s * 1e3:9.2f} {fig.cpu_s * 1e3:9.2f} "
                     f"{fig.wall_s * 1e3:9.2f} {ratio:9.3g} {fig.busy_s / fig.wall_s:9.3g}  "
-                    f"{verdict}"
+                    f"{verdict:<6}{floor}"
                 )
 
 
