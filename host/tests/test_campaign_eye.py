@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from nandlab.campaign.report import report
 from nandlab.campaign.runner import start_run
 from nandlab.campaign.steps.eye import windows
 from nandlab.dataset.store import RunStore
@@ -172,6 +173,10 @@ def test_windows_of_the_die_model_with_a_skewed_lane(tmp_path: Path) -> None:
     ddr2 = [r["window_ps"] for r in rows if r["operation"] == "eye_window"
             and r["interface"] == "nv-ddr2"]
     assert max(ddr3) < min(ddr2)  # the faster mode leaves the narrower eye
+    summary, plots = report(tmp_path / "runs" / "e")
+    text = summary.read_text()
+    assert "## Data eye" in text and "| nv-ddr3 mode 8 | 533 | 10 | 1 | 600 - 1675 | 1075 |" in text
+    assert any(p.name == "data_eye.png" and p.stat().st_size > 10_000 for p in plots)
 
 
 def test_a_bench_without_capture_delay_control_is_refused_before_the_run(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from nandlab.campaign.runner import read_meta
 from nandlab.campaign.schema import parse_campaign
 from nandlab.dataset.columns import PARTIAL_REPORT, PLOTS, SUMMARY
 from nandlab.dataset.parts import verify_parts
-from nandlab.dataset.plots import bars, rber_vs_pec, rber_vs_retention, vth_histograms
+from nandlab.dataset.plots import bars, data_eye, rber_vs_pec, rber_vs_retention, vth_histograms
 from nandlab.dataset.store import RunStore, verify_dataset
 from nandlab.dataset.summary import (
     _md_table,
@@ -235,6 +235,17 @@ def report(
             "",
         ]
         parts.append(_table(_COMPUTE_COLUMNS, compute))
+    eye = [r for r in rows if r.get("operation") == "eye_window"]
+    if eye:
+        parts += ["", "## Data eye", "",
+                  "Per byte lane, the capture delays after DQS that read the page register "
+                  "with no more errors than the lane's best tap (the array's own errors).", ""]
+        parts.append(_md_table(
+            ["interface", "MT/s", "block", "lane", "window (ps)", "width (ps)", "floor"],
+            [[f"{r['interface']} mode {r['timing_mode']}", f"{r['data_rate_mts']:g}",
+              str(r["block"]), str(r["lane"]),
+              f"{r['window_start_ps']:g} - {r['window_end_ps']:g}", f"{r['window_ps']:g}",
+              f"{r['bit_errors']} in {r['bits']} bits"] for r in eye]))
     ff = sorted({int(r["pec"]) for r in rows if r.get("fast_forwarded") and r.get("pec")})
     if ff:
         parts += [
@@ -244,9 +255,11 @@ def report(
         ]
     summary = folder / SUMMARY
     write_atomic(summary, ("\n".join(parts) + "\n").encode())
+    eye_plot = [data_eye(rows, folder / PLOTS / "data_eye.png", f"{meta['campaign']}: data eye")
+                ] if eye else []
     return summary, _plots(folder / PLOTS, rows, rber, stats, meta) + _compute_plots(
         folder / PLOTS, compute, meta
-    ) + analysis_report(folder, meta, rows)
+    ) + eye_plot + analysis_report(folder, meta, rows)
 
 
 def analysis_report(out: Path, meta: Mapping[str, Any], rows: list[dict[str, Any]]) -> list[Path]:

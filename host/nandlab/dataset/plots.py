@@ -196,3 +196,35 @@ def bars(
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
     return _save(fig, Path(path))
+
+
+def data_eye(rows: Iterable[Mapping[str, Any]], path: str | Path, title: str = "") -> Path:
+    """Bit errors vs capture delay, one panel per interface mode and one line per byte lane,
+    the lane's pass window shaded (rows eye_scan and eye_window of the eye step)."""
+    rows = list(rows)
+    modes = sorted({(str(r["interface"]), int(r["timing_mode"])) for r in rows
+                    if r.get("operation") == "eye_window"})
+    fig = Figure(figsize=(7, 2.6 * max(1, len(modes)) + 0.6))
+    for k, (iface, mode) in enumerate(modes):
+        ax = fig.add_subplot(len(modes), 1, k + 1)
+        mine = [r for r in rows if (r.get("interface"), r.get("timing_mode")) == (iface, mode)]
+        for lane in sorted({int(r["lane"]) for r in mine}):
+            scan = sorted((float(r["capture_delay_ps"]), int(r["bit_errors"])) for r in mine
+                          if r["operation"] == "eye_scan" and r["lane"] == lane)
+            color = f"C{lane % 10}"
+            ax.plot([s[0] for s in scan], [s[1] for s in scan], color=color,
+                    label=f"lane {lane}")
+            for w in (r for r in mine if r["operation"] == "eye_window" and r["lane"] == lane):
+                ax.axvspan(float(w["window_start_ps"]), float(w["window_end_ps"]), color=color,
+                           alpha=0.15)
+        rate = next(float(r["data_rate_mts"]) for r in mine)
+        ax.set_yscale("symlog", linthresh=1)
+        ax.set_ylabel("bit errors")
+        ax.set_title(f"{iface} mode {mode} ({rate:g} MT/s)", fontsize=9)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    if modes:
+        fig.axes[-1].set_xlabel("capture delay after the DQS edge (ps)")
+    fig.suptitle(title or "data eye")
+    fig.tight_layout()
+    return _save(fig, Path(path))
