@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -195,6 +196,7 @@ class _Head:
             k = _shard_of(was.checkpoint)
             if k is not None and was.idx > after[k]:
                 after[k], tags[k] = was.idx, was.checkpoint
+        t0, cpu0 = time.perf_counter(), time.process_time()
         workers = [self._start(k, after[k], tags[k], k == 0) for k in range(len(self.shards))]
         pending = {workers[k].next.remote(): k for k in range(len(workers))}
         restarts = [0] * len(workers)
@@ -254,6 +256,11 @@ class _Head:
             self.session.close()
             self.ledger.close()
             raise
+        # the shards' part of the wall time: from starting the workers to the last commit,
+        # and the CPU time the workers (last incarnations) and the head used in it
+        self.meta["ray"]["shards_wall_s"] = time.perf_counter() - t0
+        self.meta["ray"]["workers_cpu_s"] = self.ray.get([w.cpu_s.remote() for w in workers])
+        self.meta["ray"]["head_cpu_s"] = time.process_time() - cpu0
         return self._finish(store, ran)
 
     def _finish(self, store: RunStore, ran: int) -> RunResult:

@@ -106,6 +106,10 @@ class ShardWorker:
         self.pos = 0
         self.started = 0
 
+    def cpu_s(self) -> float:
+        """CPU time this worker's process has used (s)."""
+        return time.process_time()
+
     def node(self) -> str:
         """The Ray node this worker runs on."""
         import ray
