@@ -134,6 +134,7 @@ bench: setup
 	@echo "# make bench: each figure on its own line as 'name: value'"
 	$(PY) bench/page_sense.py
 	$(PY) bench/op_speed.py
+	$(PY) bench/bake_equivalence.py
 	$(PY) bench/import_time.py
 	$(PY) bench/demo_speed.py
 	$(PY) bench/campaign_speed.py
