@@ -13,8 +13,6 @@ from golden.rows import MEASURED  # tests/ is on sys.path: pytest's rootdir conf
 from nandlab.campaign.runner import read_meta, start_run
 from nandlab.ledger import Ledger
 
-pytest.importorskip("ray")  # the scale extra; make setup installs it
-
 CAMPAIGN = """\
 name: shards
 bench: sim://mlc-64l?seed=31&dies=4
