@@ -6,6 +6,9 @@ starts a busy period, tWHR before status / ID bytes, tADL between the last
 address cycle and data in, tRR (covered by tWHR, which is longer in every SDR
 mode) between ready and data out, tCCS after a column change. Fragments carry
 no CE instruction, so they compose with `+`; the caller selects the target.
+Instructions are frozen values, so the parts of the most frequent fragments that
+depend only on the timing mode, length and timeout (all of READ STATUS, a page
+read after its address) are built once and shared by the programs made from them.
 Addresses are the address cycles as the target takes them (column cycles then
 row cycles, or row cycles alone), first cycle first. WAIT_RDY timeouts are the
 caller's: it knows the part's tR / tPROG / tBERS / tFEAT, and its tCCS (the
@@ -21,10 +24,11 @@ Example (READ STATUS on CE 0 in SDR mode 0)::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from nandlab.onfi_spec.opcodes import Cmd, Feature
 from nandlab.onfi_spec.sdr_timing import SdrTiming
-from nandlab.ops import MAX_ADDR_BYTES, DinPattern, DoutCompare, Program
+from nandlab.ops import MAX_ADDR_BYTES, DinPattern, DoutCompare, Instruction, Program
 
 GPIO_WP_N = 0x01
 """GPIO bit 0: the WP# level (1 = writes allowed)."""
@@ -90,7 +94,12 @@ def read_unique_id(t: SdrTiming, n: int, timeout_ns: int) -> Program:
 
 def read_status(t: SdrTiming) -> Program:
     """READ STATUS (70h): the status byte after tWHR."""
-    return Program().cmd(Cmd.READ_STATUS).delay(t.tWHR).dout(1)
+    return Program(_read_status(t))
+
+
+@lru_cache(maxsize=16)
+def _read_status(t: SdrTiming) -> tuple[Instruction, ...]:
+    return tuple(Program().cmd(Cmd.READ_STATUS).delay(t.tWHR).dout(1))
 
 
 def read_status_enhanced(t: SdrTiming, row: bytes) -> Program:
@@ -133,8 +142,16 @@ def page_read(
     confirm: int = Cmd.READ_CONFIRM,
 ) -> Program:
     """READ 00h-30h (or another `confirm`, e.g. a vendor soft-bit read): busy tR, data out."""
-    prog = Program().cmd(Cmd.READ) + address(cycles) + Program().cmd(confirm)
-    return prog + busy(t, timeout_ns) + data_out(t, out)
+    prog = Program().cmd(Cmd.READ) + address(cycles)
+    if isinstance(out, int):
+        return prog.extend(_read_tail(t, out, timeout_ns, confirm))
+    return prog + Program().cmd(confirm) + busy(t, timeout_ns) + data_out(t, out)
+
+
+@lru_cache(maxsize=64)
+def _read_tail(t: SdrTiming, n: int, timeout_ns: int, confirm: int) -> tuple[Instruction, ...]:
+    """A page read after its address cycles: confirm, busy tR, `n` bytes out."""
+    return tuple(Program().cmd(confirm) + busy(t, timeout_ns) + data_out(t, n))
 
 
 def change_read_column(column: bytes, t_ccs_ns: int, n: int) -> Program:
