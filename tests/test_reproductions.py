@@ -450,6 +450,7 @@ def test_mcflash_from_a_reduced_run(run: Callable[..., Result], tmp_path: Path) 
         ("wls: 0-159", "wls: 0-7"),
         ("wls: 0-7, vref0_codes", "wls: 0-1, vref0_codes"),
         (f"vref0_codes: [{codes}]", "vref0_codes: [0, 44, 48, 124]"),
+        ("recalibrate: false", "recalibrate: true"),
     )
     out = tmp_path / "runs"
     assert run("run", "--yes", campaign, "--out", str(out), "--run-id", "m").exit_code == 0
@@ -462,8 +463,9 @@ def test_mcflash_from_a_reduced_run(run: Callable[..., Result], tmp_path: Path) 
         "random-msb"
     }
     assert {r["pattern"] for r in rows if r["operation"] == "mcflash:AND"} == {"random"}
-    # the planner's Vth sweeps are rows too: one per block group (P/E, layout) and age, by
-    # the first mcflash step at that age; the Fig. 7 and Sec. 4.3 steps reuse them
+    # the planner's Vth sweeps are rows too: recalibrating, one per block group (P/E,
+    # layout) and age, by the first mcflash step at that age; the Fig. 7 and Sec. 4.3 steps
+    # reuse them (the committed run keeps the fresh data's: one sweep per group)
     sweeps = {(r["step"], r["block"], r["retention_age_h"]) for r in rows if r["operation"] == "vth"}
     assert len(sweeps) == 8 * 4
     assert {s for s, _, _ in sweeps} == {f"s{i:02d}.mcflash" for i in (2, 6, 8, 10)}
@@ -518,6 +520,8 @@ def test_mcflash_committed_report_is_rebuilt_from_its_rows(
     profile: str, tmp_path: Path
 ) -> None:
     rows, meta = committed(MCFLASH, f"mcflash-{profile}-2")
+    sweeps = {(r["step"], r["block"]) for r in rows if r["operation"] == "vth"}
+    assert sweeps == {("s02.mcflash", b) for b in range(100, 115, 2)}  # recalibrate: false
     text, plots = load_analysis(MCFLASH / "analysis.py").report(rows, meta, tmp_path)
     assert text == (MCFLASH / f"report-{profile}.md").read_text()
     assert [p.name for p in plots] == [f"fig6-{profile}.png", f"fig7-{profile}.png"]

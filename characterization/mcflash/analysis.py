@@ -349,8 +349,10 @@ def report(
             "every edge where the states measured on the chip put the fewest errors: a Vth sweep "
             "(every offset code of every reference) of the first WL of one block per block "
             "group (P/E count, age, layout; NOT blocks: WL 0, random data; NOT runs on the "
-            "others), its rows in the run (operation vth). Pages programmed in the MLC page "
-            "order. Fresh: 1 P/E cycle."
+            "others), its rows in the run (operation vth); after the bakes the ops keep the "
+            "offsets planned on the fresh data, as a test holding its read offsets over a "
+            "retention sweep (Fig. 6). Pages programmed in the MLC page order. Fresh: 1 P/E "
+            "cycle."
         ),
         "",
         "### Table 2 and abstract (RBER, fractions)",

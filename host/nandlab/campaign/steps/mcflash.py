@@ -13,7 +13,8 @@ group (blocks of one chip with the same P/E count, retention age and data patter
 sweep of a calibration WL (every offset code of every reference, through SET FEATURES)
 gives the states it plans every edge against (`StateModel.from_vth`). The sweep's rows go
 into the dataset (operation `vth`) and its model serves the group's other blocks and later
-steps until the group's history changes (a bake, more cycles); a resumed run sweeps again.
+steps until the group's history changes (a bake, more cycles; with `recalibrate: false` a
+bake keeps the group's first model); a resumed run sweeps again.
 The calibration WL is the block's first held WL (on a random-msb block WL 0, which holds
 random data in both pages).
 """
@@ -48,12 +49,16 @@ class McflashStep(Strict):
     `vref0_codes`: instead of the planned offset of VREF0, each of these DAC codes in turn
     (VREF2 stays planned; OR only: Fig. 7). `allow_test_mode`: NAND / NOR / XOR with the
     inverse read (without it they run Table 1's rows without, as in Sec. 4.3).
+    `recalibrate`: sweep again once the block group has aged (a bake since its last sweep);
+    false: keep the offsets planned on the group's freshest data, as a test that holds its
+    read offsets over a retention sweep does (MCFlash Fig. 6).
     """
 
     ops: list[str] = Field(min_length=1)
     wls: WlList | None = None
     allow_test_mode: bool = False
     vref0_codes: list[int] | None = None
+    recalibrate: bool = True
 
     @field_validator("ops", mode="before")
     @classmethod
@@ -92,15 +97,17 @@ class Mcflash(StepKind[McflashStep]):
         base = base_row(unit, ctx, at.chip_id)
         rows: list[dict[str, Any]] = []
         state = held.state
-        group = (self.name, unit.ce, state.pec, state.retention_age_h, spec.pattern)
-        model = ctx.calibrations.get(group)
+        group = (self.name, unit.ce, state.pec, spec.pattern)
+        ages = sorted(k[-1] for k in ctx.calibrations if k[:-1] == group)
+        age = state.retention_age_h if p.recalibrate or not ages else ages[0]
+        model = ctx.calibrations.get((*group, age))
         if not isinstance(model, StateModel):
             wl0 = 0 if not_layout else held.state.wls[0]
             vth = measure_vth(
                 chip, profile, held.block, wl0, wl_data(profile, spec, held.block, wl0)
             )
             model = StateModel.from_vth(vth.states, f"Vth of b{held.block}/wl{wl0}")
-            ctx.calibrations[group] = model
+            ctx.calibrations[(*group, state.retention_age_h)] = model
             rows += vth.rows(base)
         m = McFlash(chip, model=model, variant="table1", allow_test_mode=p.allow_test_mode)
         real: dict[str, Realization] = {}
