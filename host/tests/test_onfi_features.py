@@ -49,7 +49,8 @@ def test_the_profile_declares_its_feature_addresses() -> None:
     [
         (0x5C, 0x11, RangeError, r"5Ch is not implemented by tlc-48l .* implemented 01h \(timing"),
         (0x01, 0x09, RangeError, r"SDR timing mode 9 is not supported .* allowed 0, 1, 2, 3, 4, 5"),
-        (0x01, 0x13, RangeError, r"interface bits 0x1 \(NV-DDR\)"),
+        (0x01, 0x13, RangeError, r"interface bits 0x1 \(NV-DDR\): a data interface is switched"),
+        (0x01, 0x2A, RangeError, r"interface bits 0x2 \(NV-DDR2\).*negotiate_interface"),
         (0xB9, 0x05, RefusedOperation, r"B9h is a test-mode setting .*--allow-test-mode"),
         (0xBA, 0x01, RefusedOperation, r"BAh is a test-mode setting"),
     ],

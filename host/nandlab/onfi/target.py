@@ -351,11 +351,17 @@ class Target:
 
     def _check_timing_mode(self, mode: int, interface: int) -> None:
         allowed = _supported_modes(self.identification.fields)
-        if interface or mode not in allowed:
-            what = f"interface bits {interface:#x} (NV-DDR)" if interface else f"mode {mode}"
+        if interface:
+            name = {1: "NV-DDR", 2: "NV-DDR2", 3: "NV-DDR3"}.get(interface, "reserved")
             raise RangeError(
-                f"SDR timing {what} is not supported by this part (per its parameter page): "
-                f"allowed {', '.join(map(str, allowed))}"
+                f"interface bits {interface:#x} ({name}): a data interface is switched together "
+                "with the bench and its 02h configuration, by interface negotiation "
+                "(Chip.negotiate_interface / use_interface; nandlab info shows what it takes)"
+            )
+        if mode not in allowed:
+            raise RangeError(
+                f"SDR timing mode {mode} is not supported by this part (per its parameter "
+                f"page): allowed {', '.join(map(str, allowed))}"
             )
 
     def set_timing_mode(self, mode: int) -> None:
