@@ -69,6 +69,14 @@ def test_board_and_rate_limits(
     assert chip.get_feature(0x01)[0] & 0x0F == expected[1]
 
 
+def test_a_bench_may_declare_single_modes() -> None:
+    names = {"nv-ddr3", "nv-ddr2 mode 0", "nv-ddr2 mode 4"}
+    modes = bench_modes(names.__contains__)
+    assert (modes.nv_ddr2, modes.nv_ddr3) == ((0, 4), tuple(range(16)))
+    board = BusModes(nv_ddr3=(0, 1, 2))
+    assert bench_modes(names.__contains__, board) == BusModes(nv_ddr3=(0, 1, 2))
+
+
 def test_fallback_says_why(coxpm: tuple[SimTransport, Chip], caplog: pytest.LogCaptureFixture
                            ) -> None:
     _, chip = coxpm

@@ -100,14 +100,17 @@ def board_modes(lists: ModeLists) -> BusModes:
 
 
 def bench_modes(supports: Any, board: BusModes | None = None) -> BusModes:
-    """What a bench drives: every tabled mode of each DDR interface its transport declares
-    (capabilities "nv-ddr2", "nv-ddr3"), narrowed to the board's list when one is known."""
-    offer = BusModes(
-        nv_ddr2=tuple(range(len(DDR_MODES[DdrInterface.NV_DDR2])))
-        if supports("nv-ddr2") else (),
-        nv_ddr3=tuple(range(len(DDR_MODES[DdrInterface.NV_DDR3])))
-        if supports("nv-ddr3") else (),
-    )
+    """What a bench drives, narrowed to the board's list when one is known. A transport
+    declares bench capability "nv-ddr3" for every tabled mode of NV-DDR3, or "nv-ddr3 mode
+    N" for each mode it runs (a PHY limited by its clock); likewise NV-DDR2."""
+
+    def offered(iface: DdrInterface) -> tuple[int, ...]:
+        every = range(len(DDR_MODES[iface]))
+        if supports(iface.value):
+            return tuple(every)
+        return tuple(m for m in every if supports(f"{iface.value} mode {m}"))
+
+    offer = BusModes(nv_ddr2=offered(DdrInterface.NV_DDR2), nv_ddr3=offered(DdrInterface.NV_DDR3))
     return offer if board is None else offer.narrowed(board)
 
 
