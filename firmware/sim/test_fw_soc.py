@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import cocotb
+import fw_harness
 import pytest
-from cocotb.clock import Clock
 from cocotb.handle import Force, Release
 from cocotb.simtime import get_sim_time
 from cocotb.task import bridge, resume
-from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge, Timer
+from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
+from fw_harness import CLK_PS, HostPort
 from nandlab.firmware import (
     FirmwareError,
     FirmwareRefused,
@@ -34,9 +35,7 @@ from nandlab.firmware import (
     Permit,
 )
 from nandlab.ops import ErrorCode, Pattern, decode_results
-from nandlab.regs import REG
 from nandlab.rtlsim.ctrl_bench import BenchConfig
-from nandlab.rtlsim.onfi_pins import OnfiPins
 from nandlab.rtlsim.programs import TIMEOUT_NS, Programs
 from nandlab.transport.sim import SimTransport
 from nandlab.vchip.die import VirtualDie
@@ -44,83 +43,14 @@ from nandlab.vchip.die import VirtualDie
 TOPLEVEL = "nandlab_fw_soc"
 MODULE = Path(__file__).stem
 FIRMWARE = Path(__file__).resolve().parents[1]
-CLK_PS = 10_000
-CSR_BASE, SHARED_BASE = 0x4000_0000, 0x3000_0000
 SEED, BLOCK, PAGES = 3, 1, 2
 
 
-class HostPort:
-    """The harness's host port as the blocking RegisterIO / SharedRAM Mailbox takes;
-    every call hands control to the simulator (cocotb.resume) and waits for it."""
-
-    def __init__(self, dut: Any) -> None:
-        self.dut = dut
-        self._read = resume(self._aread)
-        self._write = resume(self._awrite)
-        self.wait = resume(self._await_cycles)
-        self.commands = 0  # MBX_CMD writes: host round trips
-
-    async def _aread(self, addr: int) -> int:
-        await FallingEdge(self.dut.clk)
-        self.dut.host_addr.value = addr
-        await Timer(1, unit="ns")
-        return int(self.dut.host_rdata.value)
-
-    async def _awrite(self, addr: int, value: int) -> None:
-        await FallingEdge(self.dut.clk)
-        self.dut.host_addr.value, self.dut.host_wdata.value = addr, value
-        self.dut.host_we.value = 1
-        await RisingEdge(self.dut.clk)
-        await Timer(1, unit="ns")
-        self.dut.host_we.value = 0
-
-    async def _await_cycles(self) -> None:
-        await ClockCycles(self.dut.clk, 200)
-
-    def read32(self, offset: int) -> int:
-        return self._read(CSR_BASE + offset)
-
-    def write32(self, offset: int, value: int) -> None:
-        self.commands += offset == REG["MBX_CMD"].offset
-        self._write(CSR_BASE + offset, value)
-
-    def read_words(self, offset: int, n: int) -> list[int]:
-        return [self._read(SHARED_BASE + offset + 4 * i) for i in range(n)]
-
-    def write_words(self, offset: int, words: list[int]) -> None:
-        for i, w in enumerate(words):
-            self._write(SHARED_BASE + offset + 4 * i, w)
-
-
 async def boot(dut: Any) -> tuple[HostPort, Programs, VirtualDie]:
-    """Reset the harness with a fresh die on CE 0; wait until the firmware runs."""
-    Clock(dut.clk, CLK_PS, unit="ps").start()
+    """The harness booted with a test-profile die of SEED; its host port and programs."""
     profile = BenchConfig().load_profile()
-    die = VirtualDie(profile, SEED, 0)
-    pins = OnfiPins(dut, [die], clk_ps=CLK_PS)
-    dut.host_we.value, dut.host_addr.value, dut.host_wdata.value = 0, 0, 0
-    dut.prof_en.value = 0
-    dut.rst.value = 1
-    pins.start()
-    await ClockCycles(dut.clk, 8)
-    dut.rst.value = 0
-    version = REG["MBX_FW_VERSION"].offset
-    for _ in range(300):
-        await ClockCycles(dut.clk, 1000)
-        if await _peek(dut, CSR_BASE + version):
-            break
-    else:
-        raise AssertionError(f"the firmware never wrote MBX_FW_VERSION (CPU at "
-                             f"0x{int(dut.u_cpu.reg_pc.value):08X}, trap {dut.trap.value})")
-    assert int(dut.trap.value) == 0
+    die = await fw_harness.boot(dut, profile, SEED)
     return HostPort(dut), Programs(profile), die
-
-
-async def _peek(dut: Any, addr: int) -> int:
-    await FallingEdge(dut.clk)
-    dut.host_addr.value = addr
-    await Timer(1, unit="ns")
-    return int(dut.host_rdata.value)
 
 
 def _words_to_bytes(words: list[int]) -> bytes:

@@ -35,8 +35,10 @@ _RECORD = {LoopKind.PE_CYCLE: REC_PE, LoopKind.READ_SWEEP: REC_SWEEP,
 class MailboxLoops:
     """Runs named loops on the firmware behind `mailbox` (nandlab.transport.roles.FirmwareLoops)."""
 
-    def __init__(self, mailbox: Mailbox) -> None:
+    def __init__(self, mailbox: Mailbox, standing: Permit | None = None) -> None:
         self.mailbox = mailbox
+        self.standing = standing or Permit(0)
+        """The permits the bench's session holds outside loops (restored after a P/E loop)."""
 
     def describe(self) -> dict[str, Any]:
         version = self.mailbox.version()
@@ -48,7 +50,8 @@ class MailboxLoops:
         sweep step or disturb checkpoint.
 
         A P/E loop opens a session with the erase and program permits for its run and
-        closes it after; the firmware refuses anything else it was not allowed."""
+        goes back to the standing permits after; the firmware refuses anything else it
+        was not allowed."""
         if name not in LOOPS:
             raise UsageError(f"the firmware has no loop {name!r}; it has {', '.join(LOOPS)}")
         kind = LOOPS[name]
@@ -72,6 +75,8 @@ class MailboxLoops:
                         row["reads"] += start * loop.reads
                     rows.append(row)
         finally:
-            if pe:
+            if pe and self.standing:
+                self.mailbox.session(self.standing)
+            elif pe:
                 self.mailbox.end_session()
         return rows

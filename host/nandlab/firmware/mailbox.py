@@ -187,16 +187,24 @@ class Mailbox:
         self.regs.write32(REG["MBX_RES_TAIL"].offset, head)
         return words
 
-    def run_program(self, program: bytes) -> list[int]:
-        """Run an encoded op program (`nandlab.ops.Program.encode()`); its result stream words."""
+    def run_program(self, program: bytes, *, stream_errors: bool = False) -> list[int]:
+        """Run an encoded op program (`nandlab.ops.Program.encode()`); its result stream words.
+
+        With `stream_errors`, a program the chip or sequencer failed (CHIP_TIMEOUT,
+        SEQ_ERROR) returns its stream, ERROR record included, as a transport does,
+        instead of raising FirmwareError."""
         words = [int.from_bytes(program[i:i + 4], "little") for i in range(0, len(program), 4)]
         self.ram.write_words(self.layout.program, words)
         taken: list[int] = []
         try:
             self.command(Command.RUN_PROGRAM, [self.layout.program, len(words), self.layout.ring,
                                                self.layout.ring_words])
-        finally:
+        except FirmwareError as exc:
             taken += self.take()
+            if stream_errors and exc.error in (FwError.CHIP_TIMEOUT, FwError.SEQ_ERROR) and taken:
+                return taken
+            raise
+        taken += self.take()
         return taken
 
     def run_loop(self, descriptor: LoopDescriptor) -> list[dict[str, Any]]:

@@ -1,0 +1,91 @@
+"""The firmware-in-the-loop harness seen from cocotb: its host port, and the boot
+of PicoRV32 with a virtual die on the ONFI pins (nandlab_fw_soc.sv). Shared by
+the harness's tests (test_fw_soc.py) and by the server behind
+`rtl://<profile>?firmware=<elf>` (fw_server.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cocotb.clock import Clock
+from cocotb.task import resume
+from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge, Timer
+from nandlab.profiles import Profile
+from nandlab.regs import REG
+from nandlab.rtlsim.onfi_pins import OnfiPins
+from nandlab.vchip.die import VirtualDie
+
+CLK_PS = 10_000
+CSR_BASE, SHARED_BASE = 0x4000_0000, 0x3000_0000
+BOOT_POLLS = 300  # x 1000 clocks: picolibc's crt0 and fw_init take ~100 000
+
+
+async def read_word(dut: Any, addr: int) -> int:
+    """One host-port read (combinational, sampled between clock edges)."""
+    await FallingEdge(dut.clk)
+    dut.host_addr.value = addr
+    await Timer(1, unit="ns")
+    return int(dut.host_rdata.value)
+
+
+async def write_word(dut: Any, addr: int, value: int) -> None:
+    """One host-port write (taken on the rising edge)."""
+    await FallingEdge(dut.clk)
+    dut.host_addr.value, dut.host_wdata.value = addr, value
+    dut.host_we.value = 1
+    await RisingEdge(dut.clk)
+    await Timer(1, unit="ns")
+    dut.host_we.value = 0
+
+
+class HostPort:
+    """The harness's host port as the blocking RegisterIO / SharedRAM Mailbox takes;
+    every call hands control to the simulator (cocotb.resume) and waits for it."""
+
+    def __init__(self, dut: Any) -> None:
+        self.dut = dut
+        self._read = resume(lambda addr: read_word(dut, addr))
+        self._write = resume(lambda addr, value: write_word(dut, addr, value))
+        self.wait = resume(self._await_cycles)
+        self.commands = 0  # MBX_CMD writes: host round trips
+
+    async def _await_cycles(self) -> None:
+        await ClockCycles(self.dut.clk, 200)
+
+    def read32(self, offset: int) -> int:
+        return self._read(CSR_BASE + offset)
+
+    def write32(self, offset: int, value: int) -> None:
+        self.commands += offset == REG["MBX_CMD"].offset
+        self._write(CSR_BASE + offset, value)
+
+    def read_words(self, offset: int, n: int) -> list[int]:
+        return [self._read(SHARED_BASE + offset + 4 * i) for i in range(n)]
+
+    def write_words(self, offset: int, words: list[int]) -> None:
+        for i, w in enumerate(words):
+            self._write(SHARED_BASE + offset + 4 * i, w)
+
+
+async def boot(dut: Any, profile: Profile, seed: int) -> VirtualDie:
+    """Reset the harness with a fresh die of `profile` and `seed` on CE 0; wait until
+    the firmware publishes its version."""
+    Clock(dut.clk, CLK_PS, unit="ps").start()
+    die = VirtualDie(profile, seed, 0)
+    pins = OnfiPins(dut, [die], clk_ps=CLK_PS)
+    dut.host_we.value, dut.host_addr.value, dut.host_wdata.value = 0, 0, 0
+    dut.prof_en.value = 0
+    dut.rst.value = 1
+    pins.start()
+    await ClockCycles(dut.clk, 8)
+    dut.rst.value = 0
+    version = REG["MBX_FW_VERSION"].offset
+    for _ in range(BOOT_POLLS):
+        await ClockCycles(dut.clk, 1000)
+        if await read_word(dut, CSR_BASE + version):
+            break
+    else:
+        raise AssertionError(f"the firmware never wrote MBX_FW_VERSION (CPU at "
+                             f"0x{int(dut.u_cpu.reg_pc.value):08X}, trap {dut.trap.value})")
+    assert int(dut.trap.value) == 0
+    return die

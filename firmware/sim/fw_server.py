@@ -1,0 +1,62 @@
+"""cocotb module behind `rtl://<profile>?firmware=<elf>` (nandlab.transport.firmware_rtl):
+the firmware-in-the-loop harness serving the host's accesses over a Unix socket.
+
+The host listens on the socket named in NANDLAB_RTL_SOCKET and starts the
+simulator with this module and the ELF's BRAM image; the simulation boots
+the firmware beside nandlab_core with a die of the NANDLAB_RTL_* profile and
+seed on the pins, connects, and serves frames until an empty one. The host
+runs `nandlab.firmware.Mailbox` on top, unchanged. Simulation time stands
+still while the simulator waits for the next frame.
+
+Frames (u32 little-endian length, then the payload): b"R" + address (u32):
+read a host-port word, answered with it (u32); b"W" + address + value: write
+one; b"C" + n: let n clocks pass (the host's wait between two polls), answered
+with an empty payload. Every answer starts with a status byte: 0 ok, 1 an error
+message follows (a broken ONFI timing on the pins).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+from typing import Any
+
+import cocotb
+from cocotb.triggers import ClockCycles
+from fw_harness import boot, read_word, write_word
+from nandlab.rtlsim.ctrl_bench import BenchConfig
+from nandlab.rtlsim.rtl_server import SOCKET_ENV, read_frame, write_frame
+
+U32 = struct.Struct("<I")
+OK, FAIL = 0, 1
+
+
+@cocotb.test()
+async def serve(dut: Any) -> None:
+    """Boot the firmware, then serve host-port accesses until an empty frame."""
+    config = BenchConfig.from_env()
+    await boot(dut, config.load_profile(), config.seed)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(os.environ[SOCKET_ENV])
+    try:
+        while True:
+            frame = read_frame(sock)
+            if not frame:
+                break
+            kind, args = frame[:1], [U32.unpack_from(frame, 1 + 4 * i)[0]
+                                     for i in range((len(frame) - 1) // 4)]
+            if kind == b"R":
+                reply = U32.pack(await read_word(dut, args[0]))
+            elif kind == b"W":
+                await write_word(dut, args[0], args[1])
+                reply = b""
+            elif kind == b"C":
+                await ClockCycles(dut.clk, args[0])
+                reply = b""
+            else:
+                write_frame(sock, bytes([FAIL]) + f"unknown frame {kind!r}".encode())
+                continue
+            write_frame(sock, bytes([OK]) + reply)
+    finally:
+        sock.close()
