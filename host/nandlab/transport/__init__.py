@@ -42,9 +42,9 @@ def open_bench(url: str, *, read_only: bool = False) -> Transport:
 def _open_extra(scheme: str, url: str) -> Transport:
     """The benches whose packages are optional extras (host/pyproject.toml)."""
     if scheme == "rtl":
-        from nandlab.transport.rtl import RtlTransport  # cocotb and simulators load only here
+        from nandlab.transport.rtl import open_rtl  # cocotb and simulators load only here
 
-        return RtlTransport.from_url(url)
+        return open_rtl(url)
     if scheme == "ftdi":
         from nandlab.transport.ftdi import FtdiTransport  # pyftdi loads only for ftdi:// benches
 

@@ -42,12 +42,13 @@ from nandlab.transport.fpga_coxpm import FpgaCoxPm
 from nandlab.transport.roles import Roles
 from nandlab.transport.url import int_option, query_options, split_url
 
-RTL_FORM = "rtl://PROFILE?seed=N&dies=K&sim=verilator|icarus (or rtl://?profile=PATH)"
+RTL_FORM = ("rtl://PROFILE?seed=N&dies=K&sim=verilator|icarus (or rtl://?profile=PATH); "
+            "with the board CPU: rtl://PROFILE?seed=N&firmware=ELF")
 MAX_RTL_DIES = 4
 SIMULATORS = ("verilator", "icarus")
 CONNECT_TIMEOUT_S = 600.0
 _LEN = struct.Struct("<I")
-_KEYS = frozenset({"seed", "dies", "sim", "profile", "fresh"})
+_KEYS = frozenset({"seed", "dies", "sim", "profile", "fresh", "firmware"})
 BENCH_CAPABILITIES = frozenset({"din_pattern", "dout_compare", "fpga_coxpm"})
 """fpga_coxpm: the controller runs the CoX-PM kernel (hw/hls/coxpm) on pages it reads,
 offered as the bench's `matcher` role (nandlab.transport.fpga_coxpm)."""
@@ -55,12 +56,14 @@ offered as the bench's `matcher` role (nandlab.transport.fpga_coxpm)."""
 
 @dataclass(frozen=True)
 class RtlOptions:
-    """Options of an `rtl://` bench: profile (name or path), seed, dies (1..4), simulator."""
+    """Options of an `rtl://` bench: profile (name or path), seed, dies (1..4), simulator,
+    and the board CPU's firmware ELF (nandlab.transport.firmware_rtl) if any."""
 
     profile: str
     seed: int = 0
     dies: int = 1
     sim: str = "verilator"
+    firmware: str | None = None
 
 
 def parse_rtl_url(url: str) -> RtlOptions:
@@ -86,6 +89,7 @@ def parse_rtl_url(url: str) -> RtlOptions:
         seed=int_option(url, "seed", query.get("seed", "0"), 0, 2**32 - 1, RTL_FORM),
         dies=int_option(url, "dies", query.get("dies", "1"), 1, MAX_RTL_DIES, RTL_FORM),
         sim=sim,
+        firmware=query.get("firmware") or None,
     )
 
 
@@ -264,6 +268,16 @@ class RtlTransport(Transport):
         self._tmp.cleanup()
 
 
-def open_rtl(url: str) -> RtlTransport:
-    """Open an `rtl://` bench (what open_bench does for the rtl scheme)."""
+def open_rtl(url: str) -> Transport:
+    """Open an `rtl://` bench (what open_bench does for the rtl scheme); with firmware=ELF,
+    the firmware-in-the-loop harness (nandlab.transport.firmware_rtl)."""
+    opts = parse_rtl_url(url)
+    if opts.firmware is not None:
+        from nandlab.transport.firmware_rtl import FirmwareRtlTransport
+
+        sim_asked = "sim=" in url
+        if opts.dies != 1 or (sim_asked and opts.sim != "icarus"):
+            raise BenchURLError(f"bench URL '{url}': the firmware harness has one die on Icarus")
+        return FirmwareRtlTransport(opts.profile, seed=opts.seed, firmware=Path(opts.firmware),
+                                    url=url)
     return RtlTransport.from_url(url)
