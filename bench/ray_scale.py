@@ -80,13 +80,13 @@ def efficiency(tmp: Path) -> None:
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        blocks = "300, 301, 302"
+        blocks = "300, 301, 302, 303, 304, 305"
         wall1, one = _run(tmp, "w1", blocks, RayUnits(workers=1))
         wall2, two = _run(tmp, "w2", blocks, RayUnits(workers=2))
     finally:
         ray.shutdown()
     shards1, shards2 = _shards_wall(one), _shards_wall(two)
-    print(f"# 4 chips x 3 blocks: 1 worker {wall1:.1f} s, 2 workers {wall2:.1f} s wall; "
+    print(f"# 4 chips x 6 blocks: 1 worker {wall1:.1f} s, 2 workers {wall2:.1f} s wall; "
           f"from starting the workers to the last commit {shards1:.1f} s / {shards2:.1f} s; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"ray_rows_equal_1_vs_2_workers: {_rows(one) == _rows(two)}")
