@@ -124,8 +124,9 @@ def bench_with(scanner: type[EyeBase]) -> Callable[[str], SimTransport]:
     return SimWithEye
 
 
-def run_rows(tmp_path: Path, opener: Callable[[str], SimTransport] | None) -> list[dict[str, Any]]:
-    (tmp_path / "eye.yaml").write_text(CAMPAIGN)
+def run_rows(tmp_path: Path, opener: Callable[[str], SimTransport] | None,
+             campaign: str = CAMPAIGN) -> list[dict[str, Any]]:
+    (tmp_path / "eye.yaml").write_text(campaign)
     kw = {} if opener is None else {"opener": opener}
     result = start_run(tmp_path / "eye.yaml", tmp_path / "runs", run_id="e", **kw)
     assert result.status == "complete"
@@ -177,6 +178,14 @@ def test_windows_of_the_die_model_with_a_skewed_lane(tmp_path: Path) -> None:
     text = summary.read_text()
     assert "## Data eye" in text and "| nv-ddr3 mode 8 | 533 | 10 | 1 | 600 - 1675 | 1075 |" in text
     assert any(p.name == "data_eye.png" and p.stat().st_size > 10_000 for p in plots)
+
+
+def test_without_modes_the_fastest_shared_interface_is_scanned(tmp_path: Path) -> None:
+    campaign = CAMPAIGN.split("  - eye:")[0] + "  - eye: {wl: 0, bytes: 256, tap_step: 8}\n"
+    rows = run_rows(tmp_path, bench_with(WindowFake), campaign)
+    assert {(r["interface"], r["timing_mode"]) for r in rows} == {("nv-ddr3", 8)}
+    assert sorted({r["capture_tap"] for r in rows if r["operation"] == "eye_scan"}) == list(
+        range(0, TAPS, 8))
 
 
 def test_a_bench_without_capture_delay_control_is_refused_before_the_run(tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ Rows: one `eye_scan` row per (mode, tap, lane) with bits, bit_errors and the
 capture delay; one `eye_window` row per (mode, lane) with the window's first
 and last passing delay, its width and its centre (capture_delay_ps). With
 `modes`, the scan runs at each interface mode in turn (each one the part and
-the bench offer) and the chip returns to the interface it had.
+the bench offer); without, at the chip's DDR interface, negotiated first when
+the chip is in SDR. The chip returns to the interface it had.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ class EyeMode(Strict):
 
 class EyeStep(Strict):
     """Scan the capture delay of every byte lane over the first `bytes` of a page of WL `wl`
-    (a block holding data), at the chip's interface or at each of `modes`."""
+    (a block holding data), at each of `modes`, else at the chip's DDR interface (the fastest
+    the part and the bench share, negotiated when the chip runs SDR)."""
 
     wl: int = Field(default=0, ge=0)
     page_type: int = Field(default=0, ge=0, le=3)
@@ -113,9 +115,12 @@ class Eye(StepKind[EyeStep]):
         column = bytes(chip.geometry.column_cycles)
         taps = list(range(0, eye.taps, p.tap_step))
         start = chip.interface
-        targets = [(m.interface, m.mode) for m in p.modes] or [(start.interface, start.mode)]
-        if any(iface == "sdr" for iface, _ in targets):
-            raise self.refuse(unit, "the chip runs SDR: negotiate a DDR interface or give modes")
+        targets = [(m.interface, m.mode) for m in p.modes]
+        if not targets:
+            best = start if start.interface != "sdr" else chip.negotiate_interface()
+            if best.interface == "sdr":
+                raise self.refuse(unit, f"no DDR interface to scan: {best.reason}")
+            targets = [(best.interface, best.mode)]
         base = {**base_row(unit, ctx, at.chip_id), "block": held.block, "wl": p.wl,
                 "page": page}
         rows: list[dict[str, Any]] = []
