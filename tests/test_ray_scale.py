@@ -66,3 +66,14 @@ def test_a_killed_worker_loses_no_row_and_the_rows_equal_one_process(
     assert got == want  # nor stored twice; the same rows and wear as in one process
     assert len(seen) == one.units and all(0 < d <= t for _, d, t in seen)  # live progress
     assert not (result.run_dir / "die").exists()
+
+
+def test_ray_options_need_ray(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+    from nandlab.cli.app import cli
+
+    campaign = tmp_path / "shards.yaml"
+    campaign.write_text(CAMPAIGN)
+    result = CliRunner().invoke(cli, ["run", "--yes", str(campaign), "--workers", "2"])
+    assert result.exit_code == 2 and "--workers and --placement go with --ray" in result.output
+    assert not (tmp_path / "runs").exists()

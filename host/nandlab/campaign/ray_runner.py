@@ -16,6 +16,7 @@ the same run in one process (each die sees the same operations in the same order
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -30,11 +31,13 @@ from nandlab.campaign.ray_worker import ShardSpec, ShardUnit, ShardWorker
 from nandlab.campaign.runlog import log
 from nandlab.campaign.runner import RunResult, RunStopped, StepProgress, write_meta
 from nandlab.campaign.steps.base import Outcome
+from nandlab.campaign.stops import reason, signal_of, wind_down
 from nandlab.campaign.sweep import Plan
 from nandlab.characterize.progress import ProgressFn
 from nandlab.dataset.parts import PartWriter, drop_parts
 from nandlab.dataset.sqlite import utc_now
 from nandlab.dataset.store import RunStore, finish_dataset
+from nandlab.errors import Interrupted, UsageError
 from nandlab.ledger import Ledger
 from nandlab.onfi.bbt import BadBlockTable
 from nandlab.paths import write_atomic
@@ -249,19 +252,40 @@ class _Head:
                     self.progress(self.plan.step_label(unit.step), step_done[unit.step],
                                   self.plan.step_units[unit.step], unit.step)
         except BaseException as exc:
-            self.meta.update(status="stopped", error=str(exc), stop_utc=utc_now())
-            write_meta(self.run_dir, self.meta)
-            parts.flush()
-            store.close()
-            self.session.close()
-            self.ledger.close()
-            raise
+            raise self._stopped(exc, store, parts) from exc
         # the shards' part of the wall time: from starting the workers to the last commit,
         # and the CPU time the workers (last incarnations) and the head used in it
         self.meta["ray"]["shards_wall_s"] = time.perf_counter() - t0
         self.meta["ray"]["workers_cpu_s"] = self.ray.get([w.cpu_s.remote() for w in workers])
         self.meta["ray"]["head_cpu_s"] = time.process_time() - cpu0
         return self._finish(store, ran)
+
+    def _stopped(self, exc: BaseException, store: RunStore, parts: PartWriter) -> BaseException:
+        """Record the stop, close everything; the error to raise (a unit's own error, not
+        Ray's wrapping of it)."""
+        if isinstance(exc, self.ray.exceptions.RayTaskError) and exc.cause is not None:
+            exc = exc.cause
+        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped"
+        why = reason(exc, self.run_dir)
+        self.meta.update(status=status, error=why, stop_utc=utc_now())
+        wind_down(
+            lambda: write_meta(self.run_dir, self.meta),
+            parts.flush,
+            store.close,
+            self.session.close,
+            *(functools.partial(self.ledger.run_finished, uid, str(self.meta["run_id"]), status)
+              for uid in self.ids.values()),
+            self.ledger.close,
+        )
+        if isinstance(exc, UsageError):
+            return exc
+        message = (
+            f"run stopped: {why}. Rows of every unit committed are kept; "
+            f"'nandlab resume {self.run_dir}' goes on from there"
+        )
+        if isinstance(exc, KeyboardInterrupt):
+            return Interrupted(signal_of(exc), message)
+        return RunStopped(message, self.run_dir, None)
 
     def _finish(self, store: RunStore, ran: int) -> RunResult:
         self.meta["ray"]["nodes"] = self.ray.get(self.node_refs)
