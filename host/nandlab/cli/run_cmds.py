@@ -116,6 +116,12 @@ def _ray_units(address: str | None, workers: int | None, placement: Path | None)
         if workers is not None or placement is not None:
             raise click.UsageError("--workers and --placement go with --ray")
         return None
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is None:
+        raise click.UsageError(
+            "--ray needs Ray, the scale extra: pip install -c constraints.txt -e 'host[scale]'"
+        )
     from nandlab.campaign.placement import Placement
     from nandlab.campaign.ray_runner import RayUnits
 
