@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from nandlab.onfi_spec.nvddr_timing import ddr
+from nandlab.onfi_spec.nvddr_timing import DDR_MODES, DdrTiming, ddr
 from nandlab.vchip.pin_timing import OnfiTimingError
 from nandlab.vchip.pin_timing_ddr import DdrOutputModel, DdrTimingChecker, check_ddr_edges
 
 T = ddr("nv-ddr3", 10)
-HALF = T.tRC // 2
+GRID = [(i.value, t.mode) for i, rows in DDR_MODES.items() for t in rows]
 
 
 @dataclass
@@ -20,6 +20,7 @@ class Client:
     """Drives NV-DDR3 pins; `slack` shortens chosen gaps (ps) to break one rule each."""
 
     slack: dict[str, int] = field(default_factory=dict)
+    lim: DdrTiming = T
     t: int = 0
     edges: list[tuple[int, str, int]] = field(default_factory=list)
     samples: list[int] = field(default_factory=list)
@@ -34,46 +35,50 @@ class Client:
         self.at(0, pin, 1)
         self.at(0, "dq", byte)
         self.at(1000, "we_n", 0)
-        self.at(T.tCALS, "we_n", 1)
-        self.at(T.tCALH, pin, 0)
-        self.at(T.tWH, "dq", 0)
-        self.t += T.tWC
+        self.at(self.lim.tCALS, "we_n", 1)
+        self.at(self.lim.tCALH, pin, 0)
+        self.at(self.lim.tWH, "dq", 0)
+        self.t += self.lim.tWC
+
+    def half(self, i: int) -> int:
+        """Half cycles alternate floor / ceil, so an odd tRC in ps is kept exactly."""
+        return self.lim.tRC // 2 if i % 2 == 0 else self.lim.tRC - self.lim.tRC // 2
 
     def data_in(self, data: bytes) -> None:
         self.at(0, "dq_oe", 1)
         self.at(0, "dqs", 0)
-        self.t += T.tWPRE - self.slack.get("tWPRE", 0) - T.tDS - 20
+        self.t += self.lim.tWPRE - self.slack.get("tWPRE", 0) - self.lim.tDS - 20
         for i, byte in enumerate(data):
             late = self.slack.get("tDS", 0) if i == 1 else 0
             self.at(late, "dq", byte)
-            self.at(T.tDS + 20 - late, "dqs", 1 - i % 2)
-            glitch = T.tDH - self.slack["tDH"] if i == 2 and "tDH" in self.slack else 0
+            self.at(self.lim.tDS + 20 - late, "dqs", 1 - i % 2)
+            glitch = self.lim.tDH - self.slack["tDH"] if i == 2 and "tDH" in self.slack else 0
             if glitch:
                 self.at(glitch, "dq", byte ^ 0xFF)  # DQ moves inside the hold
-            self.t += HALF - T.tDS - 20 - glitch
+            self.t += self.half(i) - self.lim.tDS - 20 - glitch
         self.at(0, "dqs", 0)
-        self.at(T.tWPST + 100, "dq_oe", 0)
+        self.at(self.lim.tWPST + 100, "dq_oe", 0)
 
     def data_out(self, n: int, capture: dict[int, int]) -> None:
         """RE_n burst of n bytes; the die answers each RE_n edge with a DQS edge 3 ns later;
         `capture` moves chosen captures (byte -> delay after its DQS edge, ps)."""
-        self.at(T.tWHR, "re_n", 0)
-        self.t += T.tRPRE - self.slack.get("tRPRE", 0)
+        self.at(self.lim.tWHR, "re_n", 0)
+        self.t += self.lim.tRPRE - self.slack.get("tRPRE", 0)
         for i in range(n):
-            self.at(0, "re_n", i % 2)
+            self.at(0, "re_n", 1 - i % 2)
             dqs_t = self.t + 3000
             self.die_dqs.append(dqs_t)
-            self.samples.append(dqs_t + capture.get(i, (T.tDQSQ + T.tQH) // 2))
-            self.t += HALF
+            self.samples.append(dqs_t + capture.get(i, (self.lim.tDQSQ + self.lim.tQH) // 2))
+            self.t += self.half(i)
         self.at(0, "re_n", 1)
-        self.t += T.tRPST - self.slack.get("tRPST", 0)
+        self.t += self.lim.tRPST - self.slack.get("tRPST", 0)
 
     def session(self, capture: dict[int, int] | None = None) -> None:
         self.at(0, "ce_n", 0)
-        self.t += T.tCS
+        self.t += self.lim.tCS
         for pin, byte in (("cle", 0x80), *(("ale", 0) for _ in range(5))):
             self.cycle(pin, byte)
-        self.t += T.tADL
+        self.t += self.lim.tADL
         self.data_in(b"\x12\x34\x56\x78")
         self.cycle("cle", 0x10)
         self.cycle("cle", 0x05)
@@ -83,7 +88,7 @@ class Client:
         self.cycle("cle", 0x70)
 
     def run(self) -> DdrTimingChecker:
-        chk = DdrTimingChecker("nv-ddr3", 10)
+        chk = DdrTimingChecker(self.lim.interface, self.lim.mode)
         events = [(t, 0, pin, lvl) for t, pin, lvl in self.edges]
         events += [(t, 1, "dqs", 1 - i % 2) for i, t in enumerate(self.die_dqs)]
         events += [(t, 2, "", 0) for t in self.samples]
@@ -95,8 +100,9 @@ class Client:
         return chk
 
 
-def test_a_careful_client_breaks_nothing_and_keeps_margin() -> None:
-    client = Client()
+@pytest.mark.parametrize(("interface", "mode"), GRID)
+def test_a_careful_client_breaks_nothing_and_keeps_margin(interface: str, mode: int) -> None:
+    client = Client(lim=ddr(interface, mode))
     client.session()
     chk = client.run()
     assert chk.violations == []
@@ -104,14 +110,17 @@ def test_a_careful_client_breaks_nothing_and_keeps_margin() -> None:
     assert chk.margins["tDS"] == pytest.approx(0.02)
 
 
-def test_a_careless_client_is_caught_once_per_fault() -> None:
+@pytest.mark.parametrize(("interface", "mode"), GRID)
+def test_a_careless_client_is_caught_once_per_fault(interface: str, mode: int) -> None:
+    lim = ddr(interface, mode)
     slack = {"tWPRE": 5000, "tDS": 100, "tDH": 100, "tRPRE": 10000, "tRPST": 20000}
-    client = Client(slack=slack)
-    client.session(capture={1: 100, 2: T.tQH + 300})
-    found = [v.param for v in client.run().violations]
-    assert sorted(found) == sorted(["tWPRE", "tDS", "tDH", "tRPRE", "tRPST", "tDQSQ", "tQH"])
-    text = str(client.run().violations[0])
-    assert text.startswith("nv-ddr3 mode 10: tWPRE violated") and "required 15 ns" in text
+    client = Client(slack=slack, lim=lim)
+    client.session(capture={1: lim.tDQSQ - 50, 2: lim.tQH + 50})
+    found = client.run().violations
+    assert sorted(v.param for v in found) == sorted(
+        ["tWPRE", "tDS", "tDH", "tRPRE", "tRPST", "tDQSQ", "tQH"])
+    assert str(found[0]).startswith(f"{interface} mode {mode}: tWPRE violated")
+    assert "required 15 ns" in str(found[0])
 
 
 def test_strict_mode_stops_at_the_first_fault_and_check_edges_collects() -> None:
