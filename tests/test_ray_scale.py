@@ -4,6 +4,8 @@ its shard's last committed die checkpoint, and no row is lost or stored twice.""
 
 from __future__ import annotations
 
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,7 @@ def test_a_killed_worker_loses_no_row_and_the_rows_equal_one_process(
     want = outcome(one.run_dir)
 
     monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "ray"))
+    started = time.time()
     seen: list[tuple[str, int, int]] = []
     result = start_run(
         campaign, tmp_path / "runs", run_id="ray",
@@ -66,6 +69,9 @@ def test_a_killed_worker_loses_no_row_and_the_rows_equal_one_process(
     assert got == want  # nor stored twice; the same rows and wear as in one process
     assert len(seen) == one.units and all(0 < d <= t for _, d, t in seen)  # live progress
     assert not (result.run_dir / "die").exists()
+    left = [p for p in Path(tempfile.gettempdir()).glob("nandlab-shard*")
+            if p.stat().st_mtime >= started]
+    assert not left  # the workers' folders, the killed one's too
 
 
 def test_ray_options_need_ray(tmp_path: Path) -> None:

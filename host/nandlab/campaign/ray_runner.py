@@ -156,6 +156,7 @@ class _Head:
         self.pools = [_Pool(run_dir / CHECKPOINTS / f"s{k}") for k in range(n)]
         self.remote = ray.remote(num_cpus=1, max_restarts=0)(ShardWorker)
         self.node_refs: list[Any] = [None] * n
+        self.folder_refs: list[Any] = [None] * n
 
     def _spec(self, k: int, after: int, tag: str | None, kill: bool) -> ShardSpec:
         init = self.run_dir / CHECKPOINTS
@@ -184,8 +185,15 @@ class _Head:
         options: dict[str, Any] = {}
         if self.opts.placement is not None:
             options = self.opts.placement.actor_options(self.meta["bench_url"])
-        worker = self.remote.options(**options).remote(self._spec(k, after, tag, kill))
+        spec = self._spec(k, after, tag, kill)
+        if self.folder_refs[k] is not None:  # a worker of this shard died
+            try:
+                spec.stale = self.ray.get(self.folder_refs[k])
+            except self.ray.exceptions.RayError:  # it died before it made one
+                spec.stale = None
+        worker = self.remote.options(**options).remote(spec)
         self.node_refs[k] = worker.node.remote()  # where the shard runs now
+        self.folder_refs[k] = worker.folder.remote()
         return worker
 
     def run(self) -> RunResult:

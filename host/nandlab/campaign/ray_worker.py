@@ -3,7 +3,9 @@
 The head (`campaign.ray_runner`) hands a worker a `ShardSpec`: the campaign, the chip
 enables of its shard and, on a virtual bench, the die checkpoint to start from (the
 files themselves, so the worker may run on another host). The worker keeps its own
-data folder (die image, bad-block tables, locks), runs its units in plan order and
+data folder (die image, bad-block tables, locks) in a temporary folder it removes when
+its shard is done (a killed worker's is removed by the next one, if on the same host),
+runs its units in plan order and
 returns each as a `ShardUnit`: rows, ledger events, times and the checkpoint files
 the head does not hold yet. It writes no run store and no ledger: the head commits.
 
@@ -14,6 +16,7 @@ live through them; the head keeps the rows of the first shard that reports one.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -42,6 +45,7 @@ class ShardSpec:
     files: dict[str, bytes] = field(default_factory=dict)  # that checkpoint's files
     bbt: dict[str, bytes] = field(default_factory=dict)  # unique ID -> bbt.json
     kill_after: int | None = None  # test aid: SIGKILL itself as its n-th unit starts
+    stale: str | None = None  # the folder a killed worker of this shard left (any host)
 
 
 @dataclass
@@ -77,6 +81,8 @@ class ShardWorker:
 
     def __init__(self, spec: ShardSpec) -> None:
         self.spec = spec
+        if spec.stale is not None:  # removed when this worker runs on the dead one's host
+            shutil.rmtree(spec.stale, ignore_errors=True)
         self.root = Path(tempfile.mkdtemp(prefix=f"nandlab-shard{spec.shard}-"))
         data = self.root / "data"
         os.environ["NANDLAB_DATA_DIR"] = str(data)  # this process is the shard's alone
@@ -106,6 +112,10 @@ class ShardWorker:
         self.pos = 0
         self.started = 0
 
+    def folder(self) -> str:
+        """The worker's own folder (die image, data)."""
+        return str(self.root)
+
     def cpu_s(self) -> float:
         """CPU time this worker's process has used (s)."""
         return time.process_time()
@@ -130,6 +140,7 @@ class ShardWorker:
                 continue
             return self._run(unit)
         self.session.close()
+        shutil.rmtree(self.root, ignore_errors=True)  # the head holds what it needs
         return None
 
     def _run(self, unit: Unit) -> ShardUnit:
