@@ -80,3 +80,34 @@ def test_block_variation_shows_in_what_a_die_reads() -> None:
         below = sum(int(np.unpackbits(a.sense(b, wl, ref, True)).sum()) for wl in range(8))
         want = stats.norm.cdf(-offs[b] / phys.erased_sigma_mV)
         assert below / (8 * n) == pytest.approx(want, abs=0.004), b
+
+
+def test_layer_variation_shows_in_retention_loss() -> None:
+    """Sensed through the die: after a year, top-state cells of the bottom layer (WL 0, an
+    end layer) have lost more than those of a middle layer, by the ratio of their layers'
+    retention factors (the loss above x0 is proportional to the rate; medians of 2 WLs)."""
+    prof = load_profile("tlc-48l")
+    phys = prof.physics
+    a = CellArray(prof, seed=4)
+    a.add_wear(2, 3000)
+    nbytes = prof.geometry.page_bytes + prof.geometry.spare_bytes
+    top = [bit * 0xFF for bit in prof.geometry.gray_code[-1]]  # the highest state's bits
+    pages = {p: np.full(nbytes, top[p], np.uint8) for p in range(3)}
+    bottom, middle = [0, 1], [96, 97]  # layer 0 and layer 24 (4 sub-blocks a layer)
+    for wl in bottom + middle:
+        a.program(2, wl, pages, slc=False)
+    n = prof.geometry.cells_per_wl
+
+    def median(wls: list[int]) -> float:
+        refs = np.arange(3900.0, 4700.0, 2.0)
+        on = [sum(int(np.unpackbits(a.sense(2, w, r, False)).sum()) for w in wls) for r in refs]
+        return float(np.interp(len(wls) * n / 2, on, refs))
+
+    fresh = median(bottom), median(middle)
+    a.elapse(8760.0)
+    loss = [f - m for f, m in zip(fresh, (median(bottom), median(middle)), strict=True)]
+    v = a._var
+    want = v.layer_retention(0) / v.layer_retention(96)
+    assert loss[0] > loss[1] > 0
+    assert loss[0] / loss[1] == pytest.approx(want, rel=0.1), (loss, want)
+    assert phys.variation.edge_layer_retention > 0
