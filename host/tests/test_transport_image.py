@@ -186,3 +186,15 @@ def test_fewer_dies_than_the_image_holds_is_refused(state_dir: Path) -> None:
         open_bench("sim://slc-search?seed=9")  # saving one die would lose the other
     with open_bench("sim://slc-search?seed=9&dies=2") as bench:
         assert bench.now_ns == 1000
+
+
+def test_a_session_lets_go_of_the_dies_it_kept(state_dir: Path) -> None:
+    from nandlab.campaign.bench_session import BenchSession
+
+    session = BenchSession(URL, [0], state_dir / "run")
+    session.open()
+    session.checkpoint("u00000")  # saved, then reopened from memory
+    session.close_bench()  # saved; kept for a reopen while the session holds the lock
+    assert _folder(state_dir).resolve() in image_module._saved_here
+    session.close()  # the run's end: its lock goes, and the dies kept for it
+    assert _folder(state_dir).resolve() not in image_module._saved_here

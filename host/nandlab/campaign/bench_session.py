@@ -45,6 +45,7 @@ from nandlab.transport.base import Transport
 from nandlab.transport.image import (
     LOCK,
     MANIFEST,
+    forget_unheld,
     image_files,
     image_folder,
     manifest_bytes,
@@ -130,6 +131,7 @@ class BenchSession:
         for lock in self._locks.values():
             lock.release()
         self._locks.clear()
+        forget_unheld()  # the dies kept in memory for this session's reopens
 
     def _close_bench(self) -> None:
         if self.bench is not None:

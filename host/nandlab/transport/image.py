@@ -177,8 +177,9 @@ lock. A campaign closes and reopens its bench at every checkpoint without lettin
 the lock: reading back the image it has just written would cost the die's size."""
 
 
-def _forget_ended() -> None:
-    """Let go of the dies kept for holds of a lock that have ended (memory)."""
+def forget_unheld() -> None:
+    """Let go of the dies kept for holds of a lock that have ended (memory; a long-lived
+    process calls it when it lets an image's lock go)."""
     for key, saved in list(_saved_here.items()):
         if hold_serial(key / LOCK) != saved.hold:
             del _saved_here[key]
@@ -205,7 +206,7 @@ class ImageStore:
         profile content or seed: its dies are never replaced silently by fresh ones.
         """
         key = self.folder.resolve()
-        _forget_ended()
+        forget_unheld()
         mine = _saved_here.pop(key, None)
         if mine is not None and mine.hold == hold_serial(self.folder / LOCK):
             self.generation, self._written, self._names = (
@@ -264,7 +265,7 @@ class ImageStore:
     def save(self, arrays: list[CellArray], states: list[dict[str, Any]], now_ns: int) -> None:
         """Write the blocks changed since the last save or load, the die documents, then the
         manifest; then drop the files it no longer names."""
-        _forget_ended()
+        forget_unheld()
         self.generation += 1
         gen = self.generation
         entries, written_all = [], []
