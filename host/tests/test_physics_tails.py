@@ -114,3 +114,13 @@ def test_slc_shortfall_has_no_hard_bound() -> None:
     assert shortfall_mV(1.0 - math.exp(-2.0), scale, knee, tail) == pytest.approx(400.0)
     # a uniform as close to 1 as the 53-bit draw goes still lands at a finite, larger drop
     assert knee + 200.0 < shortfall_mV(1.0 - 2.0**-53, scale, knee, tail) < knee + 500.0
+
+
+def test_the_kernel_decodes_the_personality_as_physics_states() -> None:
+    """kernel._personality_units (sensing) and physics.personality_z (the documented
+    companding) agree on every int8 code: the sensing sees the tails the draw stored."""
+    from nandlab.vchip.kernel import _personality_units
+
+    for code in range(-127, 128):
+        units = float(_personality_units(np.float32(code)))
+        assert units == pytest.approx(ph.personality_z(code) * ph.PERSONALITY_SCALE, abs=1e-3)
