@@ -21,11 +21,13 @@ Sources (facts only; see docs/interfaces.md):
   80, tRHW 100, tADL 400, tCCS 400 ns) as a second public test table for a
   1600 MT/s ONFI part lists them; the part's own tCCS (parameter page)
   overrides tCCS, as for SDR.
-- tDQSQ (DQS-DQ skew, die output, max) modes 0-7 from the ONFI 3.x / 4.x
-  NV-DDR2 table (2.5, 2.0, 1.4, 1.0, 0.8, 0.6, 0.5, 0.4 ns); modes 8-10 as
-  ONFI 4.0 NV-DDR3 (0.3, 0.25, 0.2 ns). Modes 11-15 we could not read in a
-  source: they are scaled as 8 % of tRC (the ratio of modes 7-10) and marked
-  so in `TDQSQ_DERIVED_MODES`.
+- tDQSQ (DQS-DQ skew, die output, max) modes 0-7 as the ONFI 3.x / 4.x
+  NV-DDR2 table gives them (2.5, 2.0, 1.4, 1.0, 0.8, 0.6, 0.5, 0.4 ns) and
+  modes 8-10 as ONFI 4.0's NV-DDR3 (0.3, 0.25, 0.2 ns), written down from the
+  specification without a second public copy to check them against (the
+  public test tables above do not list tDQSQ). Modes 11-15 we could not read
+  in any source: they are scaled as 8 % of tRC (the ratio of modes 7-10) and
+  marked so in `TDQSQ_DERIVED_MODES`.
 - tQH (DQ-DQS output hold, min) = 0.37 tRC, tDQSH / tDQSL (host DQS pulse,
   min) = 0.43 tDSC, tREH / tRP = 0.43 tRC: the ONFI NV-DDR2 / NV-DDR3
   proportional limits.
