@@ -10,6 +10,10 @@ complementary DQS (DQS_c) enable, bit 2 complementary RE (RE_c) enable,
 bit 3 reserved, bits 7:4 ODT: 0 off, 1 150, 2 100, 3 75, 4 50 ohm. P2 bits
 3:0 warm-up RE_n / DQS cycles for data output, bits 7:4 warm-up DQS cycles
 for data input, each coded 0, 1, 2, 3 = 0, 1, 2, 4 cycles. P3, P4 reserved.
+The bit positions are those public SoC NAND drivers write; the ODT ohm
+values and the warm-up coding are the specification's as we read it.
+Parameter page byte 159 is read here as the highest warm-up code a part
+takes per direction (our reading; the virtual dies report it so).
 """
 
 from __future__ import annotations
