@@ -164,6 +164,20 @@ def test_chip_that_never_raises_rb_times_out_naming_the_wait() -> None:
         assert status.data[0][0] & 0x80 == 0x80
 
 
+def test_a_wait_that_never_ends_behind_pipelined_chunks_names_its_instruction() -> None:
+    # 5000 status bytes fill three chunks before the WAIT_RDY: the chunks before it are
+    # delivered, the wait times out, and the next program runs after the MPSSE reset
+    with virtual_ftdi_bench(stuck_busy=True) as (bench, _device):
+        results = bench.run(Program().ce(0).cmd(0x70).delay(T_WHR).dout(5000)
+                            + page_read_program(3000)[1:])
+        (error,) = results.errors
+        assert error.code == ErrorCode.TIMEOUT and error.index == 8
+        assert [len(d) for d in results.data] == [5000]
+        assert bench.stats.usb_writes >= 3
+        status = bench.run(Program().ce(0).cmd(0x70).delay(T_WHR).dout(1))
+        assert status.data[0][0] & 0x80 == 0x80
+
+
 def test_busy_longer_than_the_timeout_is_a_timeout() -> None:
     with virtual_ftdi_bench() as (bench, _device):
         results = bench.run(Program().ce(0).cmd(0x00).addr(bytes(5)).cmd(0x30).delay(T_WB)
