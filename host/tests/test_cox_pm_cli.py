@@ -54,7 +54,8 @@ def test_sim_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         (["sim://tlc-coxpm", "--scheme", "cox-pm"], "add --yes"),
         (["sim://tlc-coxpm", "--scheme", "cox-pm", "--pattern", "x" * 33, "--yes"], "33 bytes"),
         (["sim://slc-search", "--scheme", "sim-search", "--single", "--yes"], "cox-pm options"),
-        (["sim://tlc-48l", "--scheme", "cox-pm", "--yes"], "vendor.coxpm"),
+        # a plain part on a bench without the read-stream kernel: refused before the erase
+        (["sim://tlc-48l", "--scheme", "cox-pm", "--yes"], "cannot do 'fpga_coxpm'"),
     ],
 )
 def test_refusals(
@@ -63,3 +64,4 @@ def test_refusals(
     monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "data"))
     ran = CliRunner().invoke(cli, ["search", *args, "--out", str(tmp_path / "runs"), "--fresh"])
     assert ran.exit_code != 0 and message in ran.output, ran.output
+    assert not list(tmp_path.glob("runs/*/run.json")), "a refused search made a run"

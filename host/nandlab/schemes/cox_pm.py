@@ -40,6 +40,7 @@ from nandlab.codes import min_sum_decode, pif_code, soft_read_llrs
 from nandlab.errors import ChipStatusFail, RangeError, UncorrectableData, UnsupportedCapability
 from nandlab.onfi import Chip
 from nandlab.onfi.results import busy_steps
+from nandlab.onfi.target import Controller
 from nandlab.onfi_spec.coxpm import (
     Outcome,
     codewords,
@@ -52,6 +53,7 @@ from nandlab.onfi_spec.coxpm import (
 )
 from nandlab.onfi_spec.opcodes import Status
 from nandlab.ops import Program
+from nandlab.profiles import Profile
 from nandlab.sequences import core
 from nandlab.sequences import coxpm as seq
 from nandlab.transport.roles import ReadStreamMatcher
@@ -136,15 +138,21 @@ class CoxPmScan:
 
     @classmethod
     def unsupported(cls, chip: Chip) -> str | None:
-        t, name = chip.transport, chip.profile.name
-        if not cls.in_chip(chip) and not t.supports("fpga_coxpm"):
-            if chip.profile.vendor.coxpm is None:
+        return cls.unsupported_on(chip.transport, chip.profile)
+
+    @staticmethod
+    def unsupported_on(t: Controller, profile: Profile) -> str | None:
+        """Why the scheme cannot run on bench `t` with a part of `profile`, or None."""
+        name, vendor = profile.name, profile.vendor
+        in_chip = vendor.coxpm is not None and t.supports("coxpm")
+        if not in_chip and not t.supports("fpga_coxpm"):
+            if vendor.coxpm is None:
                 return (
                     f"cox-pm needs a part that decodes and matches (vendor.coxpm; {name} has "
                     f"none) or a bench that does it on its read stream: {t.cannot('fpga_coxpm')}"
                 )
             return f"cox-pm on {name}: {t.cannot('coxpm')}"
-        if chip.profile.vendor.soft_bit_read is None or not t.supports("soft_bit_read"):
+        if vendor.soft_bit_read is None or not t.supports("soft_bit_read"):
             return f"cox-pm's fallback needs the soft-bit read (vendor.soft_bit_read) of {name}"
         return None
 

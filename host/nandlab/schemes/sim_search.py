@@ -34,6 +34,7 @@ from nandlab.analysis import operation_energy_uJ
 from nandlab.errors import RangeError, UncorrectableData, UnsupportedCapability
 from nandlab.onfi import Chip
 from nandlab.onfi.results import busy_steps
+from nandlab.onfi.target import Controller
 from nandlab.onfi_spec.search import (
     CHUNK_BYTES,
     CHUNK_ECC_BYTES,
@@ -56,6 +57,7 @@ from nandlab.onfi_spec.search import (
     timestamp_of,
 )
 from nandlab.ops import Din, Dout, Program
+from nandlab.profiles import Profile
 from nandlab.sequences import search as seq
 
 FULL_MASK = (1 << 64) - 1
@@ -161,11 +163,16 @@ class SimSearch:
 
     @classmethod
     def unsupported(cls, chip: Chip) -> str | None:
-        name = chip.profile.name
-        if chip.profile.vendor.search is None:
+        return cls.unsupported_on(chip.transport, chip.profile)
+
+    @staticmethod
+    def unsupported_on(t: Controller, profile: Profile) -> str | None:
+        """Why the scheme cannot run on bench `t` with a part of `profile`, or None."""
+        if profile.vendor.search is None:
+            name = profile.name
             return f"sim-search needs the Search-in-Memory commands (vendor.search) of {name}"
-        if not chip.transport.supports("search"):
-            return f"sim-search on {name}: {chip.transport.cannot('search')}"
+        if not t.supports("search"):
+            return f"sim-search on {profile.name}: {t.cannot('search')}"
         return None
 
     # ------------------------------------------------------------- plumbing

@@ -121,7 +121,12 @@ def writing_steps(steps: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def check_bench(bench: Bench, kinds: set[str]) -> None:
-    """UsageError before a run starts when its bake / temperature / eye steps cannot run."""
+    """UsageError before a run starts when its bake / temperature / eye steps, or a step
+    the bench's capabilities rule out (`StepKind.bench_problem`), cannot run."""
+    for kind in sorted(kinds):
+        problem = STEPS[kind].bench_problem(bench)
+        if problem is not None:
+            raise UsageError(f"campaign step {kind}: {problem}")
     if "eye" in kinds and not bench.has("eye"):
         raise UsageError(f"campaign step eye: {MissingRole('eye', bench.url)}")
     if bench.has("oven") or bench.has("thermal"):

@@ -126,6 +126,11 @@ class StepKind(ABC, Generic[P]):
     """Erases or programs blocks (its own or scratch ones): a campaign holding such a step
     runs only when the user confirms it (`nandlab run --yes`, the dashboard's checkbox)."""
 
+    def bench_problem(self, bench: Bench) -> str | None:
+        """Why this kind cannot run on `bench` (its declared capabilities and roles), or
+        None; checked before the run starts, so nothing is erased for a step that cannot."""
+        return None
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         for base in cls.__dict__.get("__orig_bases__", ()):

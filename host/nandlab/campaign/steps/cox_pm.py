@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field, field_validator
 
+from nandlab.bench import Bench
 from nandlab.campaign.fields import Strict
 from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
@@ -83,9 +84,19 @@ def page_text(seed: int, block: int, page: int, page_bytes: int) -> bytes:
     return text
 
 
+def _bench_problem(bench: Bench) -> str | None:
+    profile = bench.transport.profile
+    if profile is None:
+        return f"bench {bench.url} declares no chip profile"
+    return CoxPmScan.unsupported_on(bench.transport, profile)
+
+
 class CoxStore(StepKind[CoxStoreStep]):
     name = "cox_store"
     writes_chip = True
+
+    def bench_problem(self, bench: Bench) -> str | None:
+        return _bench_problem(bench)
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)
@@ -118,6 +129,9 @@ class CoxStore(StepKind[CoxStoreStep]):
 
 class CoxPmKind(StepKind[CoxPmStep]):
     name = "cox_pm"
+
+    def bench_problem(self, bench: Bench) -> str | None:
+        return _bench_problem(bench)
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         b = ctx.block(unit)

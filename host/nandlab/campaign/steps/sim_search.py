@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
+from nandlab.bench import Bench
 from nandlab.campaign.fields import Strict
 from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
@@ -65,9 +66,19 @@ def _stored(block: int, page: int, values: np.ndarray) -> bytes:
     return encode_page(block, page, values.astype(">u8").tobytes())
 
 
+def _bench_problem(bench: Bench) -> str | None:
+    profile = bench.transport.profile
+    if profile is None:
+        return f"bench {bench.url} declares no chip profile"
+    return SimSearch.unsupported_on(bench.transport, profile)
+
+
 class SimStore(StepKind[SimStoreStep]):
     name = "sim_store"
     writes_chip = True
+
+    def bench_problem(self, bench: Bench) -> str | None:
+        return _bench_problem(bench)
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)
@@ -98,6 +109,9 @@ class SimStore(StepKind[SimStoreStep]):
 
 class SimSearchKind(StepKind[SimSearchStep]):
     name = "sim_search"
+
+    def bench_problem(self, bench: Bench) -> str | None:
+        return _bench_problem(bench)
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         b = ctx.block(unit)
