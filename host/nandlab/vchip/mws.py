@@ -6,13 +6,15 @@ bitline reads discharged depends on the string's resistance, so every unselected
 cell of the string (at VPASS) counts too.
 
 That pass resistance is kept per string as the exact sum over ALL its WLs: each
-cell's term k_pass / max(VPASS - Vth, min overdrive) is a float32, and float64 holds
-the sum of up to 2^8 such terms exactly (their ratio stays below 2^11: overdrive
-20 mV .. 38.5 V), so subtracting the selected WLs' terms gives the exact sum over the
-unselected ones, rounded once to float32, whichever WLs an MWS selects. A string is
-summed once per stored Vth (program, erase, wear), not once per sensing, and the last
-rows handed to the sensing are kept too, so an MWS repeated on the same WLs (a strobe
-search) subtracts nothing again.
+cell's term k_pass / max(VPASS - Vth, min overdrive) is a float32 (24-bit significand),
+the largest term is at most R = (VPASS - the lowest Vth) / the smallest divisor (min
+overdrive, or 1 mV for an erased WL) times the smallest, so N terms sum in float64
+(53 bits) without rounding while 24 + log2(R) + log2(N) <= 53 (tlc-48l: R < 2^16,
+N = 48, 45 bits; `_string` refuses a profile past it). Subtracting the selected WLs'
+terms then gives the exact sum over the unselected ones, rounded once to float32,
+whichever WLs an MWS selects. A string is summed once per stored Vth (program, erase,
+wear), not once per sensing, and the last rows handed to the sensing are kept too, so
+an MWS repeated on the same WLs (a strobe search) subtracts nothing again.
 
 Importing this module compiles (or loads) its numba kernels: the array imports it
 on the first MWS only.
@@ -20,6 +22,7 @@ on the first MWS only.
 
 from __future__ import annotations
 
+import math
 from typing import Protocol
 
 import numpy as np
@@ -30,10 +33,11 @@ from nandlab.profiles.model import Profile
 from nandlab.profiles.physics_model import Physics
 from nandlab.vchip import physics as ph
 from nandlab.vchip.cells import Block, WordLine
+from nandlab.vchip.physics import VTH_MIN_MV
 from nandlab.vchip.sensing import ReadNoise
 
 PASS_CACHE_STRINGS = 16  # strings whose pass resistance is kept: 4 blocks x 4 sub-blocks
-TERMS_EXACT = 1 << 8  # WLs a string may have for its float64 sum to stay exact
+SIGNIFICAND_BITS = (24, 53)  # float32, float64
 
 # The kernels that divide: fastmath without "arcp" (a reciprocal estimate would move the
 # last bits of a quotient, and with them a bitline at its strobe), and numpy's error model
@@ -228,10 +232,11 @@ class MwsSensing:
         phys = a._phys
         sens = phys.sensing
         wls = range(sub, a._wls_n, a._sub_blocks)
-        if len(wls) > TERMS_EXACT:
+        ratio = (phys.vpass_mV - VTH_MIN_MV) / min(sens.min_overdrive_mV, 1.0)
+        if SIGNIFICAND_BITS[0] + math.log2(ratio) + math.log2(len(wls)) > SIGNIFICAND_BITS[1]:
             raise ProfileError(
-                f"profile {a.profile.name}: {len(wls)} WLs per string; MWS sums at most "
-                f"{TERMS_EXACT} exactly"
+                f"profile {a.profile.name}: {len(wls)} WLs per string with pass terms "
+                f"{ratio:.3g}x apart do not sum exactly in float64 (see vchip.mws)"
             )
         stored = [w.vth for w in (blk.wls.get(wl) for wl in wls) if w is not None]
         total[:] = (len(wls) - len(stored)) * np.float64(self._erased_term())
