@@ -100,13 +100,14 @@ class RayUnits:
 
     address: a cluster to join (None: a local one with `workers` CPUs); workers: shards
     (default: one per CPU of the cluster, at most one per chip); placement: which host
-    holds which board; kill_after: test aid, the first worker kills itself (SIGKILL) as
-    its n-th unit starts."""
+    holds which board; kill_after / fail_after: test aids, the first worker kills itself
+    (SIGKILL) / the last one meets a bench fault as its n-th unit starts."""
 
     address: str | None = None
     workers: int | None = None
     placement: Placement | None = None
     kill_after: int | None = None
+    fail_after: int | None = None
 
     def __call__(
         self,
@@ -178,8 +179,10 @@ class _Head:
             path = BadBlockTable.for_chip(self.ids[ce]).path
             if path is not None and path.is_file():
                 bbt[self.ids[ce]] = path.read_bytes()
+        last = k == len(self.shards) - 1 and self.folder_refs[k] is None
         return ShardSpec(k, self.meta["bench_url"], self.shards[k], self.meta, after, tag,
-                         files, bbt, self.opts.kill_after if kill else None)
+                         files, bbt, self.opts.kill_after if kill else None,
+                         self.opts.fail_after if last else None)
 
     def _start(self, k: int, after: int, tag: str | None, kill: bool) -> Any:
         options: dict[str, Any] = {}

@@ -30,6 +30,7 @@ from nandlab.campaign.schema import parse_campaign
 from nandlab.campaign.steps import apply, execute
 from nandlab.campaign.sweep import expand
 from nandlab.campaign.unit import Unit
+from nandlab.errors import TransportError
 
 
 @dataclass
@@ -45,6 +46,7 @@ class ShardSpec:
     files: dict[str, bytes] = field(default_factory=dict)  # that checkpoint's files
     bbt: dict[str, bytes] = field(default_factory=dict)  # unique ID -> bbt.json
     kill_after: int | None = None  # test aid: SIGKILL itself as its n-th unit starts
+    fail_after: int | None = None  # test aid: a bench fault as its n-th unit starts
     stale: str | None = None  # the folder a killed worker of this shard left (any host)
 
 
@@ -147,6 +149,8 @@ class ShardWorker:
         self.started += 1
         if self.spec.kill_after is not None and self.started == self.spec.kill_after:
             os.kill(os.getpid(), 9)
+        if self.spec.fail_after is not None and self.started == self.spec.fail_after:
+            raise TransportError(f"unit {unit.key}: link lost (injected fault)")
         bench = self.session.bench
         assert bench is not None
         clock0, wall0 = bench.chip_time_ns(), time.perf_counter()
