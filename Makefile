@@ -138,6 +138,8 @@ bench: setup
 	$(PY) bench/import_time.py
 	$(PY) bench/demo_speed.py
 	$(PY) bench/campaign_speed.py
+	$(PY) bench/ray_scale.py
+	$(PY) bench/moonshot.py
 	$(PY) bench/rtl_throughput.py
 	$(PY) bench/ftdi_page_read.py
 	$(PY) bench/firmware_overhead.py
