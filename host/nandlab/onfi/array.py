@@ -37,6 +37,8 @@ _KEEP_DATA = frozenset(
 )
 """Command bytes that change no page outside the addresses a program names (see
 `ArrayTarget.run`); any other byte (vendor, test mode) drops every kept page."""
+_WRITES = frozenset({Op.PROGRAM, Op.CHANGE_WRITE_COLUMN, Op.ERASE})
+"""Commands whose address names the page (or block) they change."""
 
 
 class ArrayTarget(Target):
@@ -47,6 +49,7 @@ class ArrayTarget(Target):
         self._bbt: BadBlockTable | None = None
         # (block, page) -> data `program_page` wrote on a native lower page, oldest first
         self._written: dict[tuple[int, int], bytes] = {}
+        self._keep_bytes: frozenset[int] | None = None  # _KEEP_DATA + the SLC mode bytes
 
     def run(self, program: Program, what: str) -> Results:
         """`Target.run`, after dropping the kept lower-page data `program` may change."""
@@ -60,15 +63,18 @@ class ArrayTarget(Target):
         if not self._written:
             return
         geo = self.geometry
-        profile = self.transport.profile
-        slc = profile.vendor.slc_mode if profile is not None else None
-        mode_bytes = {slc.enter_cmd, slc.exit_cmd} if slc is not None else set()
+        if self._keep_bytes is None:
+            profile = self.transport.profile
+            slc = profile.vendor.slc_mode if profile is not None else None
+            modes = {slc.enter_cmd, slc.exit_cmd} if slc is not None else set()
+            self._keep_bytes = _KEEP_DATA | modes
+        keep = self._keep_bytes
         writes: int | None = None  # the opcode whose address comes next
         for ins in program:
             if isinstance(ins, Cmd):
-                writes = ins.byte if ins.byte in (Op.PROGRAM, Op.CHANGE_WRITE_COLUMN,
-                                                  Op.ERASE) else None
-                if writes is None and ins.byte not in _KEEP_DATA | mode_bytes:
+                byte = ins.byte
+                writes = byte if byte in _WRITES else None
+                if writes is None and byte not in keep:
                     self._written.clear()
                     return
             elif isinstance(ins, Addr) and writes is not None:
