@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from nandlab.bench import Bench, MissingRole
+from nandlab.bench import Bench
 from nandlab.campaign.steps import (
     bake,
     compute,
@@ -121,14 +121,12 @@ def writing_steps(steps: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def check_bench(bench: Bench, kinds: set[str]) -> None:
-    """UsageError before a run starts when its bake / temperature / eye steps, or a step
+    """UsageError before a run starts when its bake / temperature steps, or a step
     the bench's capabilities rule out (`StepKind.bench_problem`), cannot run."""
     for kind in sorted(kinds):
         problem = STEPS[kind].bench_problem(bench)
         if problem is not None:
             raise UsageError(f"campaign step {kind}: {problem}")
-    if "eye" in kinds and not bench.has("eye"):
-        raise UsageError(f"campaign step eye: {MissingRole('eye', bench.url)}")
     if bench.has("oven") or bench.has("thermal"):
         return
     needs = sorted(k for k in kinds if STEPS[k].temperature_control)

@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import Field
 
+from nandlab.bench import Bench, MissingRole
 from nandlab.campaign.fields import Strict
 from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, UnitError, base_row
 from nandlab.campaign.unit import Unit
@@ -86,6 +87,9 @@ def scan(eye: EyeScanner, program: Any, expected: bytes, taps: list[int]
 
 class Eye(StepKind[EyeStep]):
     name = "eye"
+
+    def bench_problem(self, bench: Bench) -> str | None:
+        return None if bench.has("eye") else str(MissingRole("eye", bench.url))
 
     def apply(self, unit: Unit, ctx: Context) -> None:
         p = self.params(unit)
