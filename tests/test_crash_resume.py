@@ -171,9 +171,14 @@ def check_parts(run_dir: Path) -> None:
     no unit in two, and any other file in parts/ is the one the kill cut short."""
     db = sqlite3.connect(f"file:{run_dir / 'run.sqlite'}?mode=ro", uri=True)
     try:
-        tables = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        try:
+            tables = {
+                n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+        except sqlite3.OperationalError:  # killed before its WAL was set up: unreadable read-only
+            tables = set()
         if not {"rows", "parts"} <= tables:  # killed while the store made its tables
-            assert not (run_dir / "parts").exists()
+            assert not _done(run_dir) and not (run_dir / "parts").exists()
             return
         manifest = db.execute(
             "SELECT n, first_unit, last_unit, sha256 FROM parts ORDER BY n").fetchall()
