@@ -1,7 +1,8 @@
 """Firmware overhead of on-board P/E cycling, from simulated time (not asserted).
 
 Runs the firmware-in-the-loop harness (firmware/sim: the cross-built ELF on
-PicoRV32 beside nandlab_core, a virtual slc-tb-tiny die on the pins, Icarus).
+PicoRV32 beside nandlab_core, a virtual slc-tb-tiny die on the pins, Verilator;
+Icarus counts the same clocks).
 The harness counts, while the on-board P/E loop runs (2 cycles of 2 pages:
 erase, program, verify), the clocks the sequencer sat idle with no op program
 queued: the time the firmware costs the chip. It prints:
@@ -22,7 +23,8 @@ queued: the time the firmware costs the chip. It prints:
 
 With --profile, the CPU's clocks per firmware function during the loop.
 
-Run: .venv/bin/python bench/firmware_overhead.py [--profile] (about 2 minutes).
+Run: .venv/bin/python bench/firmware_overhead.py [--profile] (about 1 minute, plus the
+Verilator build the first time).
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def main() -> int:
         env = {**os.environ, "NANDLAB_FW_PROFILE": str(Path(tmp) / "prof.hex")}
         run = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={tmp}",
-             str(REPO / "firmware" / "sim" / "test_fw_soc.py")],
+             str(REPO / "firmware" / "sim" / "test_fw_soc.py"), "-k", "verilator"],
             check=False, capture_output=True, text=True, env=env)
         logs = list(Path(tmp).rglob("sim.log"))
         text = logs[0].read_text() if logs else ""

@@ -1,7 +1,7 @@
 """cocotb module behind `rtl://<profile>?firmware=<elf>` (nandlab.transport.firmware_rtl):
 the firmware-in-the-loop harness serving the host's accesses over a Unix socket.
 
-The host listens on the socket named in NANDLAB_RTL_SOCKET and starts the
+The host listens on the socket named in NANDLAB_FW_SOCKET and starts the
 simulator with this module and the ELF's BRAM image; the simulation boots
 the firmware beside nandlab_core with a die of the NANDLAB_RTL_* profile and
 seed on the pins, connects, and serves frames until an empty one. The host
@@ -26,10 +26,28 @@ import cocotb
 from cocotb.triggers import ClockCycles
 from fw_harness import boot, read_word, write_word
 from nandlab.rtlsim.ctrl_bench import BenchConfig
-from nandlab.rtlsim.rtl_server import SOCKET_ENV, read_frame, write_frame
 
+SOCKET_ENV = "NANDLAB_FW_SOCKET"
 U32 = struct.Struct("<I")
 OK, FAIL = 0, 1
+
+
+def read_frame(sock: socket.socket) -> bytes:
+    return _read_exact(sock, U32.unpack(_read_exact(sock, U32.size))[0])
+
+
+def write_frame(sock: socket.socket, payload: bytes) -> None:
+    sock.sendall(U32.pack(len(payload)) + payload)
+
+
+def _read_exact(sock: socket.socket, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("the host closed the connection")
+        buf += chunk
+    return bytes(buf)
 
 
 @cocotb.test()

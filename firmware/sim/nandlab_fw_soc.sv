@@ -56,8 +56,11 @@ module nandlab_fw_soc #(
         .mem_valid(mem_valid), .mem_instr(mem_instr), .mem_ready(mem_ready),
         .mem_addr(mem_addr), .mem_wdata(mem_wdata), .mem_wstrb(mem_wstrb),
         .mem_rdata(mem_rdata),
+        // look-ahead bus, co-processor, IRQ and trace ports: unused here
+        .mem_la_read(), .mem_la_write(), .mem_la_addr(), .mem_la_wdata(), .mem_la_wstrb(),
+        .pcpi_valid(), .pcpi_insn(), .pcpi_rs1(), .pcpi_rs2(),
         .pcpi_wr(1'b0), .pcpi_rd(32'h0), .pcpi_wait(1'b0), .pcpi_ready(1'b0),
-        .irq(32'h0)
+        .irq(32'h0), .eoi(), .trace_valid(), .trace_data()
     );
 
     reg [31:0] bram [0:16383];
@@ -126,9 +129,9 @@ module nandlab_fw_soc #(
                     end
                 end else if (in_seq) begin
                     case (mem_addr[4:2])
-                        3'd1: mem_rdata <= (1 << FIFO_W) - tx_level;
+                        3'd1: mem_rdata <= 32'((1 << FIFO_W) - tx_level);
                         3'd2: mem_rdata <= rx_q[rx_rd[FIFO_W-1:0]];
-                        3'd3: mem_rdata <= rx_level;
+                        3'd3: mem_rdata <= 32'(rx_level);
                         default: mem_rdata <= 32'h0;
                     endcase
                 end
@@ -206,15 +209,17 @@ module nandlab_fw_soc #(
         .m_axis_rsp_tdata(rsp_tdata), .m_axis_rsp_tvalid(rsp_tvalid),
         .m_axis_rsp_tready(rsp_tready), .m_axis_rsp_tlast(rsp_tlast),
         .csr_timing_override(1'b0), .csr_timing(152'h0), .csr_rsp_limit(32'h0),
-        .csr_clear_counters(1'b0),
+        .csr_clear_counters(1'b0), .csr_dqs_delay(9'd0),
         .status_state(status_state), .status_running(status_running),
         .status_timing_mode(status_timing_mode), .status_last_error(status_last_error),
+        .status_interface(),
         .status_gpio(status_gpio), .status_rb(status_rb), .cnt_programs(cnt_programs),
         .cnt_errors(cnt_errors), .cnt_busy_cycles(cnt_busy_cycles),
         .nand_ce_n(nand_ce_n), .nand_cle(nand_cle), .nand_ale(nand_ale),
         .nand_we_n(nand_we_n), .nand_re_n(nand_re_n), .nand_wp_n(nand_wp_n),
         .nand_rb_n(nand_rb_n), .nand_dq_i(nand_dq_i), .nand_dq_o(nand_dq_o),
-        .nand_dq_oe(nand_dq_oe)
+        .nand_dq_oe(nand_dq_oe), .nand_dqs_i(nand_dqs_i), .nand_dqs_o(nand_dqs_o),
+        .nand_dqs_oe(nand_dqs_oe)
     );
 endmodule
 

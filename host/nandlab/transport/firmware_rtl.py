@@ -47,6 +47,8 @@ CLK_PS = 10_000
 CSR_BASE, SHARED_BASE = 0x4000_0000, 0x3000_0000
 CONNECT_TIMEOUT_S = 600.0
 POLL_CLOCKS = 200
+SOCKET_ENV = "NANDLAB_FW_SOCKET"
+"""Where firmware/sim/fw_server.py connects (its frames are this module's `_Port`'s)."""
 _LEN = struct.Struct("<I")
 _U32 = struct.Struct("<I")
 
@@ -148,7 +150,6 @@ class FirmwareRtlTransport(Transport):
         self._listener.bind(path)
         self._listener.listen(1)
         from nandlab.rtlsim.ctrl_bench import BenchConfig
-        from nandlab.rtlsim.rtl_server import SOCKET_ENV
 
         env = {**BenchConfig(profile=profile_ref, seed=seed, clk_ps=CLK_PS).to_env(),
                SOCKET_ENV: path,
