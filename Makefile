@@ -68,7 +68,8 @@ test-firmware: setup
 	$(MAKE) -C firmware all test host-lib
 
 # Firmware in the loop: the cross-built ELF on PicoRV32 beside nandlab_core and a
-# virtual die (firmware/sim, Icarus, about 2 minutes: not part of make test).
+# virtual die (firmware/sim: Icarus and Verilator, and the rtl://...?firmware= bench;
+# about 4 minutes once built: not part of make test).
 test-firmware-loop: setup
 	$(BIN)/pytest -q -p no:cacheprovider firmware/sim
 
