@@ -92,6 +92,7 @@ def test_a_bench_fault_stops_the_run_and_resume_on_ray_finishes_it(
 
     campaign, want, units = reference
     monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "ray"))
+    started = time.time()
     with pytest.raises(RunStopped, match="link lost .injected fault.*nandlab resume"):
         start_run(campaign, tmp_path / "runs", run_id="r",
                   run_units=RayUnits(workers=2, fail_after=5))
@@ -104,6 +105,9 @@ def test_a_bench_fault_stops_the_run_and_resume_on_ray_finishes_it(
     result = resume_run(run_dir, run_units=RayUnits(workers=2))
     assert result.status == "complete" and result.units_run == units - done
     assert outcome(run_dir) == want
+    left = [p for p in Path(tempfile.gettempdir()).glob("nandlab-shard*")
+            if p.stat().st_mtime >= started]
+    assert not left  # the stopped run's workers removed theirs too
 
 
 def test_ray_options_need_ray(tmp_path: Path) -> None:

@@ -263,6 +263,7 @@ class _Head:
                     self.progress(self.plan.step_label(unit.step), step_done[unit.step],
                                   self.plan.step_units[unit.step], unit.step)
         except BaseException as exc:
+            self._discard(workers)
             raise self._stopped(exc, store, parts) from exc
         # the shards' part of the wall time: from starting the workers to the last commit,
         # and the CPU time the workers (last incarnations) and the head used in it
@@ -270,6 +271,15 @@ class _Head:
         self.meta["ray"]["workers_cpu_s"] = self.ray.get([w.cpu_s.remote() for w in workers])
         self.meta["ray"]["head_cpu_s"] = time.process_time() - cpu0
         return self._finish(store, ran)
+
+    def _discard(self, workers: list[Any]) -> None:
+        """Let the workers still alive remove their folders (best effort: a resume starts
+        every shard again from the head's checkpoints)."""
+        refs = [w.discard.remote() for w in workers]
+        try:
+            self.ray.wait(refs, num_returns=len(refs), timeout=30)
+        except self.ray.exceptions.RayError:  # a stop must not fail on the clean-up
+            log.warning("workers did not clean up their folders")
 
     def _stopped(self, exc: BaseException, store: RunStore, parts: PartWriter) -> BaseException:
         """Record the stop, close everything; the error to raise (a unit's own error, not

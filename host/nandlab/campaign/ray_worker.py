@@ -114,6 +114,11 @@ class ShardWorker:
         self.pos = 0
         self.started = 0
 
+    def discard(self) -> None:
+        """The run stopped: close the bench (its image is saved) and remove the folder."""
+        self.session.close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
     def folder(self) -> str:
         """The worker's own folder (die image, data)."""
         return str(self.root)
