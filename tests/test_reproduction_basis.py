@@ -15,7 +15,9 @@ from nandlab.dataset.basis import (
     basis_counts,
     fitted,
     fitted_parameters,
+    fitted_to,
     mark_tables,
+    model_sources,
 )
 from nandlab.profiles import load_profile
 
@@ -73,12 +75,19 @@ def _resolve(obj: object, dotted: str) -> object:
 
 
 @pytest.mark.parametrize("paper", list(PAPERS))
-def test_fitted_parameters_exist_in_the_profile(paper: str) -> None:
-    profiles = [load_profile(name) for name in PAPERS[paper]]
+def test_fitted_parameters_exist_and_the_model_cards_say_fitted(paper: str) -> None:
+    """A named parameter is a field of the paper's profile; a physics or power one is
+    `fitted` in docs/model-cards/ (timing values are the datasheet's, outside the cards)."""
+    sources = model_sources(REPO)
     for path in _reports(paper):
-        for name in fitted_parameters(path.read_text().splitlines()):
-            for profile in profiles:
-                assert _resolve(profile, name) is not None, f"{path.name}: {name}"
+        text = path.read_text()
+        name_of = [p for p in PAPERS[paper] if f"the {p} virtual chip" in text or len(PAPERS[paper]) == 1]
+        (profile,) = name_of
+        for name in fitted_parameters(text.splitlines()):
+            assert _resolve(load_profile(profile), name) is not None, f"{path.name}: {name}"
+            src = sources.of(profile, name)
+            if name.startswith(("physics.", "power.")):
+                assert src is not None and src.basis == "fitted", f"{path.name}: {name} {src}"
 
 
 def test_mark_tables_marks_claim_tables_only() -> None:
@@ -93,10 +102,14 @@ def test_mark_tables_marks_claim_tables_only() -> None:
         "| tuned | 1 | 1 | yes |",
         "| free | 2 | 2 | yes |",
         "| a point of a curve | (curve) | 3 | - |",
+        "### Qualitative claims, condition by condition",
+        "| claim | condition | measured | within |",
+        "|---|---|---|---|",
+        "| tuned | c | 1.2x | yes |",
     ]
 
     def basis(heading: str, row: str) -> str | None:
-        assert heading == "Fig. 1"
+        assert heading in ("Fig. 1", "Qualitative claims, condition by condition")
         return fitted("physics.x") if "tuned" in row else None
 
     out = mark_tables(lines, basis)
@@ -107,6 +120,17 @@ def test_mark_tables_marks_claim_tables_only() -> None:
         "| tuned | 1 | 1 | yes | fitted: physics.x |",
         "| free | 2 | 2 | yes | predicted |",
         "| a point of a curve | (curve) | 3 | - | - |",
+        "### Qualitative claims, condition by condition",
+        "| claim | condition | measured | within | basis |",
+        "|---|---|---|---|---|",
+        "| tuned | c | 1.2x | yes | fitted: physics.x |",
     ]
-    assert basis_counts(out) == (1, 2)
+    assert basis_counts(out) == (1, 2)  # the condition-by-condition list is not counted
     assert fitted_parameters(out) == {"physics.x"}
+
+
+def test_fitted_to_reads_the_model_cards() -> None:
+    sources = model_sources(REPO)
+    mark = fitted_to(sources, "tlc-48l", r"Fig\. 14: 2 blocks")
+    assert mark == fitted("power.mws_block_mA")
+    assert fitted_to(sources, "tlc-48l", r"no such figure") is None

@@ -344,7 +344,7 @@ def test_flashcosmos_sec52_from_a_reduced_run(
     [
         ("fig8", "fig8_rber.png", "| 1K | 0 h |"),
         ("fig11", "fig11_esp.png", "| 1.00 | regular SLC |"),
-        ("fig12", "fig12_tmws.png", "| 48 | 1.033 | 1.0280 |"),
+        ("fig12", "fig12_tmws.png", "| 48 | 1.033 | 1.0276 |"),
         ("fig13", "fig13_tmws.png", "| 32 | 1.363 | 1.3609 |"),
         ("fig14", None, "| 4 blocks, x page read | 1.8 | 1.800 | yes |"),
         ("sec52", None, "| NOR | 0 | 0 | 1e+09 | 7630 |"),

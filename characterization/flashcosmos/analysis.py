@@ -15,15 +15,16 @@ of 2, latency ratios within +-5 %.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from nandlab.dataset.basis import basis_line, fitted, mark_tables
+from nandlab.dataset.basis import basis_line, fitted_to, mark_tables, model_sources
 from nandlab.dataset.plots import plot_rates
 
 Row = Mapping[str, Any]
@@ -317,7 +318,7 @@ def plot_fig8(
 
 
 def esp_section(
-    t_prog: float, points: list[EspPoint], plots: Path
+    t_prog: float, points: list[EspPoint], plot: Path
 ) -> tuple[list[str], Path]:
     lines = [
         "### Fig. 11: RBER vs tESP / tPROG, checkered SLC data, 10K P/E + 1 year at 30 C",
@@ -367,7 +368,7 @@ def esp_section(
                 f"| zero errors at tESP/tPROG = {p.ratio:.2f} | 0 in 4.83e11 | {err} in "
                 f"{bits:.3g} | {bits:.3g} | {yes(err == 0 and bits >= 1e9)} |"
             )
-    return lines, plot_esp(points, plots / "fig11_esp.png")
+    return lines, plot_esp(points, plot)
 
 
 def plot_esp(points: list[EspPoint], path: Path) -> Path:
@@ -482,32 +483,36 @@ def zero_section(rows: Sequence[Row]) -> list[str]:
     return lines
 
 
-MWS_TIME = ("physics.sensing.k_sel_us_V", "physics.sensing.k_pass_us_V")
-SHORTFALL = "physics.slc_verify_shortfall"
+REPO = Path(__file__).resolve().parents[2]
+BASIS_FIGURES = (  # (heading, a row's text) -> the figure its parameters were fitted to (model cards)
+    (r"^Fig\. 8", r"^\| MLC RBER, (lowest|highest)", r"Fig\. 8: MLC RBER span"),
+    (r"^Qualitative", r"MLC RBER >= SLC", r">= SLC"),
+    (r"^Qualitative", r"MLC RBER grows with retention", r"Fig\. 8: MLC RBER grows"),
+    (r"^Qualitative", r"SLC RBER grows with retention", r"Fig\. 8: SLC RBER growth"),
+    (r"^Fig\. 11", r"^\| median block", r"Fig\. 11: slope"),
+    (r"^Fig\. 11", r"^\| zero errors", r"Fig\. 11: (zero|the tail|small per-cell)"),
+    (r"^Fig\. 1[23]", r"^\| 1 \|", r"Fig\. 12 / 13: tR of one WL"),
+    (r"^Fig\. 12", r"^\| 48 \|", r"^Fig\. 12(:|$)"),
+    (r"^Fig\. 13", r"^\| 32 \|", r"^Fig\. 13:"),
+    (r"^Fig\. 14", r"^\| 2 blocks", r"Fig\. 14: 2 blocks"),
+    (r"^Fig\. 14", r"^\| 4 blocks, x", r"Fig\. 14: 4 blocks"),
+    # the energy follows by arithmetic from the fitted 4-block power and the Fig. 13 tMWS
+    (r"^Fig\. 14", r"^\| energy", r"Fig\. 1[34]: (4 blocks|1\.363)"),
+)
 
 
-def basis(heading: str, row: str) -> str | None:
-    """Which tlc-48l parameter was tuned to land a row (docs/model-cards/tlc-48l.md); None:
-    predicted."""
-    first = row.strip("| ").split(" |")[0]
-    if heading.startswith("Fig. 8") and first.startswith("MLC RBER, "):
-        return fitted("physics.mlc.verify_mV", "physics.wear_sigma_mV_at_10k")
-    if heading.startswith("Fig. 11") and first.startswith("median block"):
-        return fitted(f"{SHORTFALL}.scale_mV")
-    if heading.startswith("Fig. 11") and first.startswith("zero errors"):
-        return fitted(f"{SHORTFALL}.max_mV")
-    if heading.startswith(("Fig. 12", "Fig. 13")) and first == "1":
-        return fitted("physics.sensing.t_fixed_us")  # one WL of one block: tR itself
-    if heading.startswith("Fig. 12") and first == "48":
-        return fitted(*MWS_TIME)
-    if heading.startswith("Fig. 13") and first == "32":
-        return fitted("physics.sensing.t_wl_precharge_us_per_block")
-    if heading.startswith("Fig. 14") and first.startswith("2 blocks"):
-        return fitted("power.mws_block_mA")
-    if heading.startswith("Fig. 14") and first.startswith(("4 blocks, x", "energy")):
-        # the energy follows by arithmetic from the 4-block power and the Fig. 13 tMWS
-        return fitted("power.mws_pump_limit_mA")
-    return None
+def basis_of(profile: str) -> Callable[[str, str], str | None]:
+    """basis(heading, row) for `profile`: the parameters docs/model-cards/ says were fitted
+    to the row's figure; None: predicted."""
+    sources = model_sources(REPO)
+
+    def basis(heading: str, row: str) -> str | None:
+        for head, pattern, figure in BASIS_FIGURES:
+            if re.search(head, heading) and re.search(pattern, row):
+                return fitted_to(sources, profile, figure)
+        return None
+
+    return basis
 
 
 def _times(a: float, b: float) -> str:
@@ -597,7 +602,10 @@ def report(
     if zero:
         lines += [*zero, ""]
     if esp:
-        section, plot = esp_section(t_prog, esp, plots)
+        # fig11-zero.yaml's run (the 1e9-bit zero claim) draws its own plot beside Fig. 11's
+        zero_run = str(meta["campaign"]).endswith("-zero")
+        name = "fig11_zero_esp.png" if zero_run else "fig11_esp.png"
+        section, plot = esp_section(t_prog, esp, plots / name)
         lines += [*section, "", f"![Fig. 11](plots/{plot.name})", ""]
         made.append(plot)
     for kind, points in curves.items():
@@ -623,6 +631,6 @@ def report(
         name = f"fig{fig_no}_tmws.png"
         made.append(plot_curve(kind, points, profile, plots / name))
         lines += ["", f"![Fig. {fig_no}](plots/{name})", ""]
-    lines = mark_tables(lines, basis)
+    lines = mark_tables(lines, basis_of(profile))
     lines[3:3] = ["", basis_line(lines)]
     return "\n".join(lines).rstrip() + "\n", made

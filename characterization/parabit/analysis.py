@@ -13,13 +13,19 @@ at 5K P/E cycles mean ~0.945 and max ~5 (error counts within a factor of 2).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from nandlab.dataset.basis import basis_line, fitted, mark_tables
+from nandlab.dataset.basis import (
+    basis_line,
+    fitted,
+    fitted_to,
+    mark_tables,
+    model_sources,
+)
 
 TRUTH_TABLE_OPS = ("AND", "OR", "XNOR", "NAND", "NOR", "XOR", "NOT", "NOT-MSB")
 LATENCY_US = 100.0
@@ -145,14 +151,23 @@ def plot_fig17(per_wl: Sequence[int], path: Path) -> Path:
     return path
 
 
-def basis(heading: str, row: str) -> str | None:
-    """Which mlc-planar parameter was tuned to land a row (docs/model-cards/mlc-planar.md);
-    None: predicted (Table 1 follows from the latch logic alone)."""
-    if "| Fig. 13a |" in row:
-        return fitted("timing.t_sense_us")
-    if "| Fig. 17 |" in row:
-        return fitted("physics.retention_kd", "physics.retention_km")
-    return None
+REPO = Path(__file__).resolve().parents[2]
+
+
+def basis_of(profile: str) -> Callable[[str, str], str | None]:
+    """basis(heading, row) for `profile`: Fig. 17 from docs/model-cards/ (the parameters fitted
+    to it); Fig. 13a's latency is the profile's sensing time, set from the paper's; Table 1
+    follows from the latch logic alone (predicted)."""
+    sources = model_sources(REPO)
+
+    def basis(heading: str, row: str) -> str | None:
+        if "| Fig. 13a |" in row:
+            return fitted("timing.t_sense_us")
+        if "| Fig. 17 |" in row:
+            return fitted_to(sources, profile, r"Fig\. 17")
+        return None
+
+    return basis
 
 
 def report(
@@ -183,6 +198,6 @@ def report(
     if per_wl:
         made.append(plot_fig17(per_wl, plots / FIG17_PLOT))
         lines += ["", f"![Fig. 17](plots/{FIG17_PLOT})"]
-    lines = mark_tables(lines, basis)
+    lines = mark_tables(lines, basis_of(str(meta['profile'])))
     lines[3:3] = ["", basis_line(lines)]
     return "\n".join(lines) + "\n", made

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from nandlab.dataset.basis import basis_line, fitted, mark_tables
+from nandlab.dataset.basis import basis_line, fitted_to, mark_tables, model_sources
 
 Row = Mapping[str, Any]
 PAPER_LIMIT, OUR_LIMIT = 72, 42
@@ -181,14 +181,20 @@ def plot_fig7(rows: Sequence[Row], path: Path) -> Path:
     return path
 
 
-def basis(heading: str, row: str) -> str | None:
-    """Which tlc-coxpm parameter was tuned to land a row (docs/model-cards/tlc-coxpm.md);
-    None: predicted. Sec. 3.2's busy time is predicted: the die is given the paper's decode
-    time (40 us a page), and whether the cache form hides it behind the next sensing is the
-    pipeline's doing, not a tuned parameter."""
-    if "| Fig. 7 |" in row:
-        return fitted("physics.retention_kd", "physics.retention_km")
-    return None
+REPO = Path(__file__).resolve().parents[2]
+
+
+def basis_of(profile: str) -> Callable[[str, str], str | None]:
+    """basis(heading, row) for `profile`: Fig. 7 from docs/model-cards/ (the parameters fitted
+    to it); the rest predicted. Sec. 3.2's busy time is predicted: the die is given the
+    paper's decode time (40 us a page), and whether the cache form hides it behind the next
+    sensing is the pipeline's doing, not a tuned parameter."""
+    sources = model_sources(REPO)
+
+    def basis(heading: str, row: str) -> str | None:
+        return fitted_to(sources, profile, r"Fig\. 7") if "| Fig. 7 |" in row else None
+
+    return basis
 
 
 def report(
@@ -226,6 +232,6 @@ def report(
     ]
     made = [plot_fig7(rows, plots / PLOT)]
     lines += ["", f"![Fig. 7](plots/{PLOT})"]
-    lines = mark_tables(lines, basis)
+    lines = mark_tables(lines, basis_of(str(meta['profile'])))
     lines[3:3] = ["", basis_line(lines)]
     return "\n".join(lines) + "\n", made

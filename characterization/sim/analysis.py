@@ -28,14 +28,15 @@ prediction, and the part's declared bus rates give one more point.
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from nandlab.dataset.basis import basis_line, mark_tables
+from nandlab.dataset.basis import basis_line, fitted_to, mark_tables, model_sources
 
 Row = Mapping[str, Any]
 HOST_RATIO, CHIP_RATIO = 64.0, 21.0
@@ -311,12 +312,25 @@ def plot_pages(rows: Sequence[Row], path: Path) -> Path:
     return path
 
 
-def basis(heading: str, row: str) -> str | None:
-    """No slc-search parameter was tuned to any row (docs/model-cards/slc-search.md): the
-    search and gather results, the error handling and the bytes moved follow from the page
-    format and the scheme. Table I's first three rows use Table I's own currents, so they
-    are no claim ("-"); its run-bytes row is predicted."""
-    return None
+REPO = Path(__file__).resolve().parents[2]
+BASIS_FIGURES = ((r"\| Sec\. ", r"Sec\. (III|IV|VII)"),)  # rows -> figures of the model cards
+
+
+def basis_of(profile: str) -> Callable[[str, str], str | None]:
+    """basis(heading, row) for `profile` from docs/model-cards/: no slc-search parameter is
+    fitted to a row (the search and gather results, the error handling and the bytes moved
+    follow from the page format and the scheme), so every row is predicted unless the cards
+    say otherwise. Table I's first three rows use Table I's own currents, so they are no
+    claim ("-"); its run-bytes row is predicted."""
+    sources = model_sources(REPO)
+
+    def basis(heading: str, row: str) -> str | None:
+        for pattern, figure in BASIS_FIGURES:
+            if re.search(pattern, row):
+                return fitted_to(sources, profile, figure)
+        return None
+
+    return basis
 
 
 def report(
@@ -343,6 +357,6 @@ def report(
     lines += ["", "## Per condition", "", *conditions(rows)]
     made = [plot_pages(rows, plots / PLOT)]
     lines += ["", f"![pages](plots/{PLOT})"]
-    lines = mark_tables(lines, basis)
+    lines = mark_tables(lines, basis_of(str(meta['profile'])))
     lines[3:3] = ["", basis_line(lines)]
     return "\n".join(lines) + "\n", made

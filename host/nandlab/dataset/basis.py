@@ -6,15 +6,21 @@ the parameter: a physics field, a power or timing figure of the profile), *predi
 no parameter was tuned to it. The analyses under `characterization/` give each claim table
 a `basis` column with `mark_tables` and count the marks with `basis_counts`.
 
-The marks are written by hand in each analysis (which parameter was fitted to which row is
-a fact about how the profile was made, recorded in docs/model-cards/); nothing here reads a
-profile.
+Which parameter was fitted to which figure is recorded once, in the model cards' sources
+table (docs/model-cards/sources.yaml, `nandlab.profiles.cards`): an analysis maps each of
+its rows to the figure it reproduces and `fitted_to` names the parameters whose source says
+they were fitted to it. Only those labels are read, never a profile's values. The
+condition-by-condition lists of qualitative claims (under a "Qualitative claims" heading)
+are marked too but not counted: each repeats one claim over the conditions.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from nandlab.profiles.cards import SOURCES, Sources, load_sources
 
 PREDICTED = "predicted"
 FITTED = "fitted: "
@@ -26,9 +32,33 @@ Basis = Callable[[str, str], str | None]
 last `#` heading above it: `fitted(...)` or None for predicted."""
 
 
+LISTS = "Qualitative claims"
+"""Heading of a report's condition-by-condition claim list (marked, not counted)."""
+
+
 def fitted(*parameters: str) -> str:
     """The mark of a row a parameter was tuned to land on (name each parameter)."""
     return FITTED + ", ".join(parameters)
+
+
+def model_sources(repo: Path) -> Sources:
+    """The model cards' sources table of the repository at `repo`."""
+    return load_sources(repo / "docs" / "model-cards" / SOURCES)
+
+
+def fitted_to(sources: Sources, profile: str, figure: str) -> str | None:
+    """The mark of a row reproducing `figure` (a regular expression over the sources' text,
+    e.g. `r"Fig\\. 11: slope"`): every parameter of `profile` the cards say was fitted to it;
+    None (predicted) when none was."""
+    paths = sorted({*sources.defaults, *sources.profiles.get(profile, {})})
+    names = [
+        path
+        for path in paths
+        if (src := sources.of(profile, path)) is not None
+        and src.basis == "fitted"
+        and re.search(figure, src.source)
+    ]
+    return fitted(*names) if names else None
 
 
 def _cells(line: str) -> list[str]:
@@ -63,10 +93,14 @@ def mark_tables(lines: Sequence[str], basis: Basis) -> list[str]:
 
 
 def basis_counts(lines: Sequence[str]) -> tuple[int, int]:
-    """(predicted rows, marked rows) of a report's claim tables."""
+    """(predicted rows, marked rows) of a report's claim tables, the qualitative claim lists
+    aside."""
     predicted = marked = 0
+    listed = False
     for line in lines:
-        if not line.startswith("|"):
+        if line.startswith("#"):
+            listed = line.lstrip("#").strip().startswith(LISTS)
+        if listed or not line.startswith("|"):
             continue
         mark = _cells(line)[-1]
         if mark == PREDICTED or mark.startswith(FITTED):
@@ -91,6 +125,7 @@ def basis_line(lines: Sequence[str]) -> str:
     predicted, marked = basis_counts(lines)
     return (
         f"Basis: {predicted} of {marked} rows predicted (no model parameter was tuned to "
-        f"them), {marked - predicted} fitted (the parameter tuned to land them is named; "
-        "sources in docs/model-cards/)."
+        f"them), {marked - predicted} fitted (the parameters tuned to land them are named, "
+        "as docs/model-cards/ lists them); the condition-by-condition claim lists are marked "
+        "the same way and not counted."
     )
