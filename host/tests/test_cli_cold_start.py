@@ -101,3 +101,20 @@ def test_every_command_of_the_command_modules_is_listed() -> None:
             if isinstance(value, click.Command) and home == mod.__name__:
                 defined.add(value.name)
     assert defined - sub == set(COMMANDS)
+
+
+def test_loading_a_profile_builds_the_profile_validator_not_each_sections(tmp_path: Path) -> None:
+    """The ~30 section models of a profile get no validator of their own at import or load
+    (pydantic defer_build): Profile's validator checks them inline."""
+    code = INFO.format(json="") + (
+        "\nfrom nandlab.profiles import model, physics_model\n"
+        "built = {n for m in (model, physics_model) for n, c in vars(m).items()\n"
+        "         if getattr(c, '__pydantic_complete__', False) and c.__module__ == m.__name__}"
+    )
+    env = {"NANDLAB_DATA_DIR": str(tmp_path)}
+    watch = ("Profile", "Geometry", "Timing", "Identity", "Physics")
+    done = subprocess.run(
+        [sys.executable, "-c", f"{code}\nprint(sorted(built & set({watch!r})))"],
+        capture_output=True, text=True, check=True, env={**os.environ, **env},
+    )
+    assert done.stdout.strip().splitlines()[-1] == "['Profile']"

@@ -16,7 +16,7 @@ class CoxPm(BaseModel):
     match_last_cmd decodes and matches the last page a cache form sensed. The outcome is in
     status bits 3-4."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # as model._Strict
 
     pattern_cmd: int = Field(ge=0, le=0xFF)
     pattern_confirm: int = Field(ge=0, le=0xFF)

@@ -21,7 +21,7 @@ WARMUP_CODES = {0: 0, 1: 1, 2: 2, 4: 3}
 class Interfaces(BaseModel):
     """NV-DDR2 / NV-DDR3 support of a part (none: SDR only)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # as model._Strict
 
     nv_ddr2_modes: list[int] = Field(default=[], description="NV-DDR2 timing modes (0..7)")
     nv_ddr3_modes: list[int] = Field(default=[], description="NV-DDR3 timing modes (0..15)")

@@ -25,7 +25,9 @@ BITS_PER_CELL: dict[str, int] = {"slc": 1, "mlc": 2, "tlc": 3}
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: a section's own validator is built on its first direct use; loading a
+    # profile builds Profile's alone (the sections inline), not ~30 at import (cold start)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Identity(_Strict):

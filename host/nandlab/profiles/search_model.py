@@ -15,7 +15,7 @@ class Search(BaseModel):
     search CMD search_cmd, DIN key + mask, CMD search_confirm, DOUT bitmap; gather CMD
     gather_cmd, DIN chunk bitmap, CMD gather_confirm, DOUT chunks with their ECC."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # as model._Strict
 
     open_cmd: int = Field(ge=0, le=0xFF)
     open_confirm: int = Field(ge=0, le=0xFF)
