@@ -19,13 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import cocotb
-import fw_harness
 import pytest
 from cocotb.handle import Force, Release
 from cocotb.simtime import get_sim_time
 from cocotb.task import bridge, resume
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
-from fw_harness import CLK_PS, HostPort
 from nandlab.firmware import (
     FirmwareError,
     FirmwareRefused,
@@ -35,7 +33,9 @@ from nandlab.firmware import (
     Permit,
 )
 from nandlab.ops import ErrorCode, Pattern, decode_results
+from nandlab.rtlsim import fw_harness
 from nandlab.rtlsim.ctrl_bench import BenchConfig
+from nandlab.rtlsim.fw_harness import CLK_PS, HostPort
 from nandlab.rtlsim.programs import TIMEOUT_NS, Programs
 from nandlab.transport.sim import SimTransport
 from nandlab.vchip.die import VirtualDie

@@ -21,12 +21,10 @@ few loops on the test die).
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import socket
 import struct
 import subprocess
-import sys
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -48,7 +46,7 @@ CSR_BASE, SHARED_BASE = 0x4000_0000, 0x3000_0000
 CONNECT_TIMEOUT_S = 600.0
 POLL_CLOCKS = 200
 SOCKET_ENV = "NANDLAB_FW_SOCKET"
-"""Where firmware/sim/fw_server.py connects (its frames are this module's `_Port`'s)."""
+"""Where nandlab.rtlsim.fw_server connects (its frames are this module's `_Port`'s)."""
 _LEN = struct.Struct("<I")
 _U32 = struct.Struct("<I")
 
@@ -152,8 +150,7 @@ class FirmwareRtlTransport(Transport):
         from nandlab.rtlsim.ctrl_bench import BenchConfig
 
         env = {**BenchConfig(profile=profile_ref, seed=seed, clk_ps=CLK_PS).to_env(),
-               SOCKET_ENV: path,
-               "PYTHONPATH": os.pathsep.join([str(harness_dir()), *sys.path])}
+               SOCKET_ENV: path}
         self.log_path = tmp / "sim.log"
         self._error: BaseException | None = None
         self._thread = threading.Thread(
@@ -172,7 +169,8 @@ class FirmwareRtlTransport(Transport):
                   env: dict[str, str]) -> None:
         try:
             runner.test(hdl_toplevel=TOPLEVEL, hdl_toplevel_lang="verilog",
-                        test_module="fw_server", build_dir=folder, test_dir=tmp / "run",
+                        test_module="nandlab.rtlsim.fw_server", build_dir=folder,
+                        test_dir=tmp / "run",
                         extra_env=env, timescale=("1ns", "1ps"),
                         plusargs=[f"+firmware={image}"], log_file=self.log_path)
         except BaseException as exc:  # reported by the next access / close()

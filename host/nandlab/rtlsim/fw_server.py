@@ -24,8 +24,9 @@ from typing import Any
 
 import cocotb
 from cocotb.triggers import ClockCycles
-from fw_harness import boot, read_word, write_word
+
 from nandlab.rtlsim.ctrl_bench import BenchConfig
+from nandlab.rtlsim.fw_harness import boot, read_word, write_word
 
 SOCKET_ENV = "NANDLAB_FW_SOCKET"
 U32 = struct.Struct("<I")

@@ -10,6 +10,7 @@ from typing import Any
 from cocotb.clock import Clock
 from cocotb.task import resume
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge, Timer
+
 from nandlab.profiles import Profile
 from nandlab.regs import REG
 from nandlab.rtlsim.onfi_pins import OnfiPins
