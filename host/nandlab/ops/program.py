@@ -239,7 +239,11 @@ class Program:
 
     def __add__(self, other: Program) -> Program:
         """A new program: these instructions, then `other`'s (sequences compose this way)."""
-        return Program([*self._items, *other._items])
+        if not isinstance(other, Program):
+            return NotImplemented
+        joined = Program()
+        joined._items = self._items + other._items  # both checked when they were appended
+        return joined
 
     __hash__ = None  # type: ignore[assignment]
 
