@@ -53,6 +53,17 @@ class AddressMap:
         self.addr_cycles = geometry.column_cycles + geometry.row_cycles
         nbytes = geometry.page_bytes + geometry.spare_bytes
         self._col_mask = (1 << max(1, (nbytes - 1).bit_length())) - 1
+        # the geometry is frozen: its derived numbers, once, for the decode of every op
+        self._page_bits = geometry.page_address_bits
+        self._page_mask = (1 << geometry.page_address_bits) - 1
+        self._block_mask = (1 << geometry.block_address_bits) - 1
+        self._blocks = geometry.blocks
+        self._planes = geometry.planes
+        self._pages = {
+            CellMode.NATIVE: geometry.pages_per_block,
+            CellMode.SLC: geometry.wls_per_block,
+            CellMode.MLC: geometry.wls_per_block * 2,
+        }
 
     def mode_command(self, byte: int) -> None:
         """A command byte outside any sequence: enter or leave a cell mode if it is one."""
@@ -66,23 +77,18 @@ class AddressMap:
             self.mode = CellMode.NATIVE
 
     def pages_in_mode(self) -> int:
-        g = self._g
-        if self.mode is CellMode.SLC:
-            return g.wls_per_block
-        if self.mode is CellMode.MLC:
-            return g.wls_per_block * 2
-        return g.pages_per_block
+        return self._pages[self.mode]
 
     def decode(self, addr: list[int]) -> tuple[int, Target]:
         """Column and target of column + row address cycles (missing cycles read 0)."""
-        g = self._g
-        cycles = (addr + [0] * self.addr_cycles)[: self.addr_cycles]
-        col = int.from_bytes(bytes(cycles[: g.column_cycles]), "little") & self._col_mask
-        row = int.from_bytes(bytes(cycles[g.column_cycles :]), "little")
-        page = row & ((1 << g.page_address_bits) - 1)
-        block = (row >> g.page_address_bits) & ((1 << g.block_address_bits) - 1)
-        valid = block < g.blocks and page < self.pages_in_mode()
-        return col, Target(block % g.planes, block, page, valid)
+        n, c = self.addr_cycles, self.col_cycles
+        cycles = addr[:n] if len(addr) >= n else addr + [0] * (n - len(addr))
+        col = int.from_bytes(bytes(cycles[:c]), "little") & self._col_mask
+        row = int.from_bytes(bytes(cycles[c:]), "little")
+        page = row & self._page_mask
+        block = (row >> self._page_bits) & self._block_mask
+        valid = block < self._blocks and page < self._pages[self.mode]
+        return col, Target(block % self._planes, block, page, valid)
 
     def decode_row(self, row: list[int]) -> Target:
         """Target of row address cycles alone (ERASE, 78h, test-mode operations)."""
