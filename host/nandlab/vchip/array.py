@@ -14,6 +14,8 @@ die that is only identified or erased (`nandlab info`) starts without numba.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -324,18 +326,17 @@ class CellArray:
             if ref_mV > hi or ref_mV < lo:  # every cell answers the same
                 return np.full(self._nbytes, 0xFF if ref_mV > hi else 0, dtype=np.uint8)
 
-        from nandlab.vchip.kernel import sense_drifted_kernel, sense_kernel
-
+        kernel = _kernel()
         table = self._noise.table
         if self._buf.shape[0] != self._cells:
             self._buf = np.empty(self._cells, dtype=np.bool_)
         rtn = table[off : off + self._cells]
         if self.sense_cache:
             drifted = self._drifted(block, wl, blk, w, c)
-            sense_drifted_kernel(drifted, rtn, self._buf, float(ref_mV), c.rtn_per_unit)
+            kernel.sense_drifted_kernel(drifted, rtn, self._buf, float(ref_mV), c.rtn_per_unit)
             return np.packbits(self._buf, bitorder="little")
         vth, pers = self._wl_cells(block, wl, blk, w)
-        sense_kernel(vth, pers, rtn, self._buf, float(ref_mV), c.drift, c.rtn_per_unit)
+        kernel.sense_kernel(vth, pers, rtn, self._buf, float(ref_mV), c.drift, c.rtn_per_unit)
         return np.packbits(self._buf, bitorder="little")
 
     def _history(
@@ -375,10 +376,8 @@ class CellArray:
         count) hold."""
         key = (blk.version, blk.pec, c.drift)
 
-        from nandlab.vchip.kernel import drift_kernel
-
         def fill(out: np.ndarray) -> None:
-            drift_kernel(*self._wl_cells(block, wl, blk, w), out, c.drift)
+            _kernel().drift_kernel(*self._wl_cells(block, wl, blk, w), out, c.drift)
 
         return self._drift.get((block, wl), key, fill)
 
@@ -430,3 +429,12 @@ class CellArray:
         arr._noise.generator.bit_generator.state = image.noise_state
         arr._blocks = image.blocks
         return arr
+
+
+@cache
+def _kernel() -> ModuleType:
+    """The numba kernels, imported on the first sensing (not with the die: cold start) and
+    then looked up without an import statement per sensing."""
+    import nandlab.vchip.kernel
+
+    return nandlab.vchip.kernel
