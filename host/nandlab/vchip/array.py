@@ -76,6 +76,9 @@ class CellArray:
         self._noise = ReadNoise(self.seed, self.chip, self._cells)
         self._buf = np.empty(0, dtype=np.bool_)  # sense buffer: made on first sense
         self._drift = DriftCache(self._cells)
+        # the last sensing's coefficients and what they are a pure function of: the 2-7
+        # sensings of one TLC / soft-bit page read share them
+        self._coeffs: tuple[tuple[object, ...], ph.SenseCoefficients] | None = None
         self._mws: MwsSensing | None = None
         self._native = StateMap.gray(g.gray_code, self._phys.verify_mV)
         self._slc_map = StateMap([1, 0], 1, [self._phys.slc_verify_mV])
@@ -351,8 +354,14 @@ class CellArray:
         else:
             age, others = age_since(self._ages, blk.erase_age_h), blk.reads - own
         blk.own_reads[wl] = own + 1
+        key = (block, wl, blk.pec, age, others)
+        last = self._coeffs
+        if last is not None and last[0] == key:
+            return w, last[1]
         factor = self._var.retention(block, wl)
-        return w, ph.sense_coefficients(self._phys, blk.pec, age, others, factor)
+        c = ph.sense_coefficients(self._phys, blk.pec, age, others, factor)
+        self._coeffs = (key, c)
+        return w, c
 
     def _wl_cells(
         self, block: int, wl: int, blk: Block, w: WordLine | None
