@@ -21,7 +21,7 @@ extern "C" {
 #define NANDLAB_REGS__VERSION__REGS_MINOR_bm 0xff
 #define NANDLAB_REGS__VERSION__REGS_MINOR_bp 0
 #define NANDLAB_REGS__VERSION__REGS_MINOR_bw 8
-#define NANDLAB_REGS__VERSION__REGS_MINOR_reset 0x2
+#define NANDLAB_REGS__VERSION__REGS_MINOR_reset 0x3
 #define NANDLAB_REGS__VERSION__REGS_MAJOR_bm 0xff00
 #define NANDLAB_REGS__VERSION__REGS_MAJOR_bp 8
 #define NANDLAB_REGS__VERSION__REGS_MAJOR_bw 8
@@ -62,6 +62,9 @@ extern "C" {
 #define NANDLAB_REGS__STATUS__TIMING_MODE_bm 0xf00
 #define NANDLAB_REGS__STATUS__TIMING_MODE_bp 8
 #define NANDLAB_REGS__STATUS__TIMING_MODE_bw 4
+#define NANDLAB_REGS__STATUS__INTERFACE_bm 0x7000
+#define NANDLAB_REGS__STATUS__INTERFACE_bp 12
+#define NANDLAB_REGS__STATUS__INTERFACE_bw 3
 #define NANDLAB_REGS__STATUS__LAST_ERROR_bm 0xff0000
 #define NANDLAB_REGS__STATUS__LAST_ERROR_bp 16
 #define NANDLAB_REGS__STATUS__LAST_ERROR_bw 8
@@ -166,6 +169,16 @@ extern "C" {
 #define NANDLAB_REGS__TIMING_CCS__T_WW_bw 8
 #define NANDLAB_REGS__TIMING_CCS__T_WW_reset 0x0
 
+// reg - nandlab_regs::DQS_DELAY
+#define NANDLAB_REGS__DQS_DELAY__LANE0_bm 0x1ff
+#define NANDLAB_REGS__DQS_DELAY__LANE0_bp 0
+#define NANDLAB_REGS__DQS_DELAY__LANE0_bw 9
+#define NANDLAB_REGS__DQS_DELAY__LANE0_reset 0x0
+#define NANDLAB_REGS__DQS_DELAY__LANE1_bm 0x1ff0000
+#define NANDLAB_REGS__DQS_DELAY__LANE1_bp 16
+#define NANDLAB_REGS__DQS_DELAY__LANE1_bw 9
+#define NANDLAB_REGS__DQS_DELAY__LANE1_reset 0x0
+
 // reg - nandlab_regs::CNT_PROGRAMS
 #define NANDLAB_REGS__CNT_PROGRAMS__COUNT_bm 0xffffffff
 #define NANDLAB_REGS__CNT_PROGRAMS__COUNT_bp 0
@@ -269,7 +282,8 @@ typedef struct __attribute__ ((__packed__)) {
     uint32_t TIMING_SETUP;
     uint32_t TIMING_TURN;
     uint32_t TIMING_CCS;
-    uint8_t RESERVED_34_3f[0xc];
+    uint32_t DQS_DELAY;
+    uint8_t RESERVED_38_3f[0x8];
     uint32_t CNT_PROGRAMS;
     uint32_t CNT_ERRORS;
     uint32_t CNT_BUSY_LO;

@@ -244,6 +244,7 @@ module nandlab_regs (
         logic TIMING_SETUP;
         logic TIMING_TURN;
         logic TIMING_CCS;
+        logic DQS_DELAY;
         logic CNT_PROGRAMS;
         logic CNT_ERRORS;
         logic CNT_BUSY_LO;
@@ -285,6 +286,7 @@ module nandlab_regs (
         decoded_reg_strb.TIMING_SETUP = cpuif_req_masked & (cpuif_addr == 7'h28);
         decoded_reg_strb.TIMING_TURN = cpuif_req_masked & (cpuif_addr == 7'h2c);
         decoded_reg_strb.TIMING_CCS = cpuif_req_masked & (cpuif_addr == 7'h30);
+        decoded_reg_strb.DQS_DELAY = cpuif_req_masked & (cpuif_addr == 7'h34);
         decoded_reg_strb.CNT_PROGRAMS = cpuif_req_masked & (cpuif_addr == 7'h40) & !cpuif_req_is_wr;
         decoded_reg_strb.CNT_ERRORS = cpuif_req_masked & (cpuif_addr == 7'h44) & !cpuif_req_is_wr;
         decoded_reg_strb.CNT_BUSY_LO = cpuif_req_masked & (cpuif_addr == 7'h48) & !cpuif_req_is_wr;
@@ -420,6 +422,16 @@ module nandlab_regs (
                 logic load_next;
             } T_WW;
         } TIMING_CCS;
+        struct packed {
+            struct packed {
+                logic [8:0] next;
+                logic load_next;
+            } LANE0;
+            struct packed {
+                logic [8:0] next;
+                logic load_next;
+            } LANE1;
+        } DQS_DELAY;
         struct packed {
             struct packed {
                 logic [7:0] next;
@@ -593,6 +605,14 @@ module nandlab_regs (
                 logic [7:0] value;
             } T_WW;
         } TIMING_CCS;
+        struct packed {
+            struct packed {
+                logic [8:0] value;
+            } LANE0;
+            struct packed {
+                logic [8:0] value;
+            } LANE1;
+        } DQS_DELAY;
         struct packed {
             struct packed {
                 logic [7:0] value;
@@ -1201,6 +1221,52 @@ module nandlab_regs (
         end
     end
     always_comb hwif_out.TIMING_CCS.T_WW.value = field_storage.TIMING_CCS.T_WW.value;
+    // Field: nandlab_regs.DQS_DELAY.LANE0
+    always_comb begin
+        logic [8:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.DQS_DELAY.LANE0.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.DQS_DELAY && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.DQS_DELAY.LANE0.value & ~decoded_wr_biten[8:0]) | (decoded_wr_data[8:0] & decoded_wr_biten[8:0]);
+            load_next_c = '1;
+        end
+        field_combo.DQS_DELAY.LANE0.next = next_c;
+        field_combo.DQS_DELAY.LANE0.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.DQS_DELAY.LANE0.value <= 9'h0;
+        end else begin
+            if(field_combo.DQS_DELAY.LANE0.load_next) begin
+                field_storage.DQS_DELAY.LANE0.value <= field_combo.DQS_DELAY.LANE0.next;
+            end
+        end
+    end
+    always_comb hwif_out.DQS_DELAY.LANE0.value = field_storage.DQS_DELAY.LANE0.value;
+    // Field: nandlab_regs.DQS_DELAY.LANE1
+    always_comb begin
+        logic [8:0] next_c;
+        logic load_next_c;
+        next_c = field_storage.DQS_DELAY.LANE1.value;
+        load_next_c = '0;
+        if(decoded_reg_strb.DQS_DELAY && decoded_req_is_wr) begin // SW write
+            next_c = (field_storage.DQS_DELAY.LANE1.value & ~decoded_wr_biten[24:16]) | (decoded_wr_data[24:16] & decoded_wr_biten[24:16]);
+            load_next_c = '1;
+        end
+        field_combo.DQS_DELAY.LANE1.next = next_c;
+        field_combo.DQS_DELAY.LANE1.load_next = load_next_c;
+    end
+    always_ff @(posedge clk) begin
+        if(rst) begin
+            field_storage.DQS_DELAY.LANE1.value <= 9'h0;
+        end else begin
+            if(field_combo.DQS_DELAY.LANE1.load_next) begin
+                field_storage.DQS_DELAY.LANE1.value <= field_combo.DQS_DELAY.LANE1.next;
+            end
+        end
+    end
+    always_comb hwif_out.DQS_DELAY.LANE1.value = field_storage.DQS_DELAY.LANE1.value;
     // Field: nandlab_regs.MBX_CMD.CODE
     always_comb begin
         logic [7:0] next_c;
@@ -1578,7 +1644,7 @@ module nandlab_regs (
             readback_data_var[31:0] = 32'h4e414e44;
         end
         if(rd_mux_addr == 7'h4) begin
-            readback_data_var[7:0] = 8'h2;
+            readback_data_var[7:0] = 8'h3;
             readback_data_var[15:8] = 8'h1;
             readback_data_var[23:16] = hwif_in.VERSION.OPS_SPEC.next;
         end
@@ -1595,6 +1661,7 @@ module nandlab_regs (
             readback_data_var[4:0] = hwif_in.STATUS.SEQ_STATE.next;
             readback_data_var[5] = hwif_in.STATUS.RUNNING.next;
             readback_data_var[11:8] = hwif_in.STATUS.TIMING_MODE.next;
+            readback_data_var[14:12] = hwif_in.STATUS.INTERFACE.next;
             readback_data_var[23:16] = hwif_in.STATUS.LAST_ERROR.next;
             readback_data_var[31:24] = hwif_in.STATUS.GPIO.next;
         end
@@ -1632,6 +1699,10 @@ module nandlab_regs (
             readback_data_var[7:0] = field_storage.TIMING_CCS.T_CCS.value;
             readback_data_var[15:8] = field_storage.TIMING_CCS.T_IR.value;
             readback_data_var[23:16] = field_storage.TIMING_CCS.T_WW.value;
+        end
+        if(rd_mux_addr == 7'h34) begin
+            readback_data_var[8:0] = field_storage.DQS_DELAY.LANE0.value;
+            readback_data_var[24:16] = field_storage.DQS_DELAY.LANE1.value;
         end
         if(rd_mux_addr == 7'h40) begin
             readback_data_var[31:0] = hwif_in.CNT_PROGRAMS.COUNT.next;

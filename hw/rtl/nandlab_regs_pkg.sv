@@ -44,6 +44,10 @@ package nandlab_regs_pkg;
     } nandlab_regs__STATUS__TIMING_MODE__in_t;
 
     typedef struct packed {
+        logic [2:0] next;
+    } nandlab_regs__STATUS__INTERFACE__in_t;
+
+    typedef struct packed {
         logic [7:0] next;
     } nandlab_regs__STATUS__LAST_ERROR__in_t;
 
@@ -55,6 +59,7 @@ package nandlab_regs_pkg;
         nandlab_regs__STATUS__SEQ_STATE__in_t SEQ_STATE;
         nandlab_regs__STATUS__RUNNING__in_t RUNNING;
         nandlab_regs__STATUS__TIMING_MODE__in_t TIMING_MODE;
+        nandlab_regs__STATUS__INTERFACE__in_t INTERFACE;
         nandlab_regs__STATUS__LAST_ERROR__in_t LAST_ERROR;
         nandlab_regs__STATUS__GPIO__in_t GPIO;
     } nandlab_regs__STATUS__in_t;
@@ -247,6 +252,19 @@ package nandlab_regs_pkg;
     } nandlab_regs__TIMING_CCS__out_t;
 
     typedef struct packed {
+        logic [8:0] value;
+    } nandlab_regs__DQS_DELAY__LANE0__out_t;
+
+    typedef struct packed {
+        logic [8:0] value;
+    } nandlab_regs__DQS_DELAY__LANE1__out_t;
+
+    typedef struct packed {
+        nandlab_regs__DQS_DELAY__LANE0__out_t LANE0;
+        nandlab_regs__DQS_DELAY__LANE1__out_t LANE1;
+    } nandlab_regs__DQS_DELAY__out_t;
+
+    typedef struct packed {
         nandlab_regs__CONTROL__out_t CONTROL;
         nandlab_regs__RSP_LIMIT__out_t RSP_LIMIT;
         nandlab_regs__TIMING_WRITE__out_t TIMING_WRITE;
@@ -254,6 +272,7 @@ package nandlab_regs_pkg;
         nandlab_regs__TIMING_SETUP__out_t TIMING_SETUP;
         nandlab_regs__TIMING_TURN__out_t TIMING_TURN;
         nandlab_regs__TIMING_CCS__out_t TIMING_CCS;
+        nandlab_regs__DQS_DELAY__out_t DQS_DELAY;
     } nandlab_regs__out_t;
 endpackage
 

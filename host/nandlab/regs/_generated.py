@@ -16,7 +16,7 @@ REGISTERS: tuple[Register, ...] = (
     Register(
         'VERSION', 0x004, 'Version',
         (
-            Field('REGS_MINOR', 0, 8, 'r', 2, 'register map minor version'),
+            Field('REGS_MINOR', 0, 8, 'r', 3, 'register map minor version'),
             Field('REGS_MAJOR', 8, 8, 'r', 1, 'register map major version'),
             Field('OPS_SPEC', 16, 8, 'r', 0, 'op program spec version the sequencer implements (spec.yaml)'),
         ),
@@ -41,7 +41,8 @@ REGISTERS: tuple[Register, ...] = (
         (
             Field('SEQ_STATE', 0, 5, 'r', 0, 'sequencer state (0 = idle, waiting for a program)'),
             Field('RUNNING', 5, 1, 'r', 0, '1 while a program runs'),
-            Field('TIMING_MODE', 8, 4, 'r', 0, 'ONFI SDR timing mode selected by the last TIMING instruction'),
+            Field('TIMING_MODE', 8, 4, 'r', 0, 'timing mode selected by the last TIMING instruction'),
+            Field('INTERFACE', 12, 3, 'r', 0, 'data interface of the last TIMING instruction (op spec Interface: 0 SDR, 2 NV-DDR2, 3 NV-DDR3, 4 Toggle)'),
             Field('LAST_ERROR', 16, 8, 'r', 0, 'error code of the last ERROR record (0 = none since reset)'),
             Field('GPIO', 24, 8, 'r', 0, 'GPIO levels (bit 0 WP#, bits 7:1 supply enables)'),
         ),
@@ -100,6 +101,13 @@ REGISTERS: tuple[Register, ...] = (
             Field('T_CCS', 0, 8, 'rw', 0, 'tCCS: change column setup (after E0h before RE#, after 85h address before data)'),
             Field('T_IR', 8, 8, 'rw', 0, 'tIR: DQ released before RE# low'),
             Field('T_WW', 16, 8, 'rw', 0, 'tWW: WP# change to WE# low'),
+        ),
+    ),
+    Register(
+        'DQS_DELAY', 0x034, 'DQS capture delay (DDR interfaces)',
+        (
+            Field('LANE0', 0, 9, 'rw', 0, 'byte lane 0 (DQ[7:0]) capture delay, taps'),
+            Field('LANE1', 16, 9, 'rw', 0, 'byte lane 1 (DQ[15:8], x16 parts) capture delay, taps'),
         ),
     ),
     Register(
