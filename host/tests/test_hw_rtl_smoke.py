@@ -30,7 +30,8 @@ RTL = Path(__file__).resolve().parents[2] / "hw" / "rtl"
 CORE_SOURCES = [
     "nandlab_ops_pkg.sv", "nandlab_timing_pkg.sv", "nandlab_pattern_gen.sv",
     "nandlab_err_counter.sv", "nandlab_udiv.sv", "nandlab_seq_decode.sv", "nandlab_seq_rsp.sv",
-    "nandlab_seq.sv", "nandlab_onfi_phy.sv", "nandlab_timing_sel.sv", "nandlab_core.sv",
+    "nandlab_seq.sv", "nandlab_ddr_io.sv", "nandlab_onfi_phy.sv", "nandlab_timing_sel.sv",
+    "nandlab_core.sv",
 ]
 
 TB = r"""
@@ -49,11 +50,13 @@ module tb;
     .s_axis_cmd_tlast(cmd_tlast), .m_axis_rsp_tdata(rsp_tdata), .m_axis_rsp_tvalid(rsp_tvalid),
     .m_axis_rsp_tready(1'b1), .m_axis_rsp_tlast(rsp_tlast),
     .csr_timing_override(1'b0), .csr_timing(136'd0), .csr_rsp_limit(32'd0),
-    .csr_clear_counters(1'b0),
-    .status_state(), .status_running(), .status_timing_mode(), .status_last_error(), .status_gpio(),
+    .csr_clear_counters(1'b0), .csr_dqs_delay(9'd0),
+    .status_state(), .status_running(), .status_timing_mode(), .status_interface(),
+    .status_last_error(), .status_gpio(),
     .status_rb(), .cnt_programs(), .cnt_errors(), .cnt_busy_cycles(),
     .nand_ce_n(ce_n), .nand_cle(cle), .nand_ale(ale), .nand_we_n(we_n), .nand_re_n(re_n),
-    .nand_wp_n(wp_n), .nand_rb_n(rb_n), .nand_dq_i(dq_i), .nand_dq_o(dq_o), .nand_dq_oe(dq_oe));
+    .nand_wp_n(wp_n), .nand_rb_n(rb_n), .nand_dq_i(dq_i), .nand_dq_o(dq_o), .nand_dq_oe(dq_oe),
+    .nand_dqs_i(1'b0), .nand_dqs_o(), .nand_dqs_oe());
   always @(posedge re_n) if (!ce_n[0]) dq_i <= dq_i + 1;
   always @(posedge we_n) if (cle) begin
     last_cmd = dq_o;

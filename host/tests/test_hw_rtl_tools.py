@@ -22,7 +22,7 @@ WAIVERS = HW / "regs" / "nandlab_regs.vlt"
 PKGS = ["nandlab_ops_pkg.sv", "nandlab_timing_pkg.sv"]
 CORE = [*PKGS, "nandlab_pattern_gen.sv", "nandlab_err_counter.sv", "nandlab_udiv.sv",
         "nandlab_seq_decode.sv", "nandlab_seq_rsp.sv", "nandlab_seq.sv",
-        "nandlab_onfi_phy.sv", "nandlab_timing_sel.sv", "nandlab_core.sv"]
+        "nandlab_ddr_io.sv", "nandlab_onfi_phy.sv", "nandlab_timing_sel.sv", "nandlab_core.sv"]
 CTRL = ["nandlab_regs_pkg.sv", "nandlab_regs.sv", *CORE, "nandlab_ctrl.sv"]
 TOPS = {
     "nandlab_core": CORE,
@@ -58,7 +58,9 @@ def test_every_rtl_file_is_one_module_with_header() -> None:
 def test_verilator_lint_clean(top: str, params: list[str]) -> None:
     if top == "nandlab_top_xdma" and params:
         params = ["-GNUM_CE=8"]
-    res = run([tool("verilator"), "--lint-only", "-Wall", f"-I{INCLUDE}", "--top-module", top,
+    # --timing: the DQS delay-line model (nandlab_ddr_io) is a transport delay
+    res = run([tool("verilator"), "--lint-only", "-Wall", "--timing", f"-I{INCLUDE}",
+               "--top-module", top,
                *params,
                str(WAIVERS), *TOPS[top]])
     assert res.returncode == 0, res.stderr
@@ -69,6 +71,17 @@ def test_yosys_synthesizes(top: str) -> None:
     files = " ".join(TOPS[top])
     res = run([tool("yosys"), "-q", "-p",
                f"read_verilog -sv -I{INCLUDE} {files}; synth -top {top}"])
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_xilinx_primitives_match_the_ultrascale_cell_library() -> None:
+    """The DDR I/O's UltraScale branch (IDELAYE3, ODDRE1) elaborates against Yosys's
+    Xilinx cell library: a wrong port or parameter name fails (Vivado is not here)."""
+    res = run([tool("yosys"), "-q", "-p",
+               f"read_verilog -sv -I{INCLUDE} nandlab_ddr_io.sv; "
+               "chparam -set USE_XILINX_PRIMS 1 nandlab_ddr_io; "
+               "synth_xilinx -family xcu -top nandlab_ddr_io; select -assert-count 1 t:IDELAYE3; "
+               "select -assert-count 1 t:ODDRE1"])
     assert res.returncode == 0, res.stdout + res.stderr
 
 
@@ -110,6 +123,8 @@ def test_vivado_tcl_names_existing_sources() -> None:
     assert block
     for name in block.group(1).split():
         assert (RTL / name).is_file(), name
+    missing = set(TOPS["nandlab_top_xdma"]) - set(block.group(1).split())
+    assert not missing, f"build.tcl does not read {sorted(missing)}"
     for rel in re.findall(r"\[file join \$board_dir (\S+)\]", tcl):
         assert (HW / "vivado" / "kcu105" / rel).is_file(), rel
     for rel in re.findall(r"read_xdc \[file join \$here (\S+)\]", tcl):

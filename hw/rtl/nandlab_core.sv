@@ -11,7 +11,9 @@
 
 module nandlab_core #(
     parameter int NUM_CE = 4,             // chip enables (1..8)
-    parameter int CLK_PERIOD_PS = 10000   // core clock period: 10000, 8000 or 5000
+    parameter int CLK_PERIOD_PS = 10000,  // core clock period: 10000, 8000 or 5000
+    parameter int TAP_PS = 10,            // ps per DQS capture-delay tap (simulation model)
+    parameter bit USE_XILINX_PRIMS = 1'b0 // UltraScale I/O primitives in the DDR PHY
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -22,9 +24,11 @@ module nandlab_core #(
     input  wire [151:0]      csr_timing,            // {TIMING_CCS[23:0], TIMING_TURN, TIMING_SETUP, TIMING_READ, TIMING_WRITE}
     input  wire [31:0]       csr_rsp_limit,
     input  wire              csr_clear_counters,
+    input  wire [8:0]        csr_dqs_delay,         // DDR read capture delay, taps (byte lane 0)
     output wire [4:0]        status_state,
     output wire              status_running,
     output wire [3:0]        status_timing_mode,
+    output wire [2:0]        status_interface,
     output wire [7:0]        status_last_error,
     output wire [7:0]        status_gpio,
     output wire [NUM_CE-1:0] status_rb,
@@ -48,13 +52,16 @@ module nandlab_core #(
     assign status_rb = rb_q;
 
     wire [151:0] timing;
+    wire         ddr;
+    wire [55:0]  ddr_timing;
 
     nandlab_timing_sel #(.CLK_PERIOD_PS(CLK_PERIOD_PS)) u_timing (
-        .mode(status_timing_mode), .use_csr(csr_timing_override), .csr_timing(csr_timing),
-        .timing(timing)
+        .iface(status_interface), .mode(status_timing_mode), .use_csr(csr_timing_override),
+        .csr_timing(csr_timing), .timing(timing), .ddr(ddr), .ddr_timing(ddr_timing)
     );
 
     wire              phy_req_valid, phy_req_ready, phy_rd_valid, phy_idle, phy_wb_done;
+    wire              phy_burst_hold, phy_rd_ready;
     wire [1:0]        phy_req_kind;
     wire [7:0]        phy_req_data, phy_rd_data;
     wire [NUM_CE-1:0] ce_sel;
@@ -67,8 +74,11 @@ module nandlab_core #(
     );
     assign nand_wp_n = status_gpio[0];
 
-    nandlab_onfi_phy #(.NUM_CE(NUM_CE)) u_phy (
-        .wp_n(nand_wp_n),
+    nandlab_onfi_phy #(
+        .NUM_CE(NUM_CE), .TAP_PS(TAP_PS), .USE_XILINX_PRIMS(USE_XILINX_PRIMS)
+    ) u_phy (
+        .wp_n(nand_wp_n), .burst_hold(phy_burst_hold), .rd_ready(phy_rd_ready),
+        .dqs_delay(csr_dqs_delay),
         .req_valid(phy_req_valid), .req_ready(phy_req_ready),
         .req_kind(phy_req_kind), .req_data(phy_req_data),
         .rd_valid(phy_rd_valid), .rd_data(phy_rd_data),

@@ -16,7 +16,8 @@ import nandlab_regs_pkg::*;  // see `NANDLAB_REGS_T in nandlab_regs_pkg.sv
 
 module nandlab_ctrl #(
     parameter int NUM_CE = 4,             // chip enables (1..8)
-    parameter int CLK_PERIOD_PS = 10000   // core clock period: 10000, 8000 or 5000
+    parameter int CLK_PERIOD_PS = 10000,  // core clock period: 10000, 8000 or 5000
+    parameter bit USE_XILINX_PRIMS = 1'b0 // UltraScale I/O primitives in the DDR PHY
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -44,6 +45,7 @@ module nandlab_ctrl #(
     wire [4:0]        status_state;
     wire              status_running;
     wire [3:0]        status_timing_mode;
+    wire [2:0]        status_interface;
     wire [7:0]        status_last_error;
     wire [7:0]        status_gpio;
     wire [NUM_CE-1:0] status_rb;
@@ -63,10 +65,13 @@ module nandlab_ctrl #(
         hwif_out.TIMING_WRITE.T_WH.value, hwif_out.TIMING_WRITE.T_WP.value
     };
 
-    nandlab_core #(.NUM_CE(NUM_CE), .CLK_PERIOD_PS(CLK_PERIOD_PS)) u_core (
+    nandlab_core #(
+        .NUM_CE(NUM_CE), .CLK_PERIOD_PS(CLK_PERIOD_PS), .USE_XILINX_PRIMS(USE_XILINX_PRIMS)
+    ) u_core (
         .rst(rst || hwif_out.CONTROL.SOFT_RESET.value),
         .csr_timing_override(hwif_out.CONTROL.TIMING_OVERRIDE.value),
         .csr_rsp_limit(hwif_out.RSP_LIMIT.WORDS.value),
+        .csr_dqs_delay(hwif_out.DQS_DELAY.LANE0.value),
         .csr_clear_counters(hwif_out.CONTROL.CLEAR_COUNTERS.value),
         .*
     );
@@ -79,6 +84,7 @@ module nandlab_ctrl #(
         hwif_in.STATUS.SEQ_STATE.next = status_state;
         hwif_in.STATUS.RUNNING.next = status_running;
         hwif_in.STATUS.TIMING_MODE.next = status_timing_mode;
+        hwif_in.STATUS.INTERFACE.next = status_interface;
         hwif_in.STATUS.LAST_ERROR.next = status_last_error;
         hwif_in.STATUS.GPIO.next = status_gpio;
         hwif_in.RB_STATUS.RB.next = 8'(status_rb);

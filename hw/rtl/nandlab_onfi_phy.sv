@@ -1,4 +1,5 @@
-// nandlab_onfi_phy: ONFI SDR (asynchronous) bus cycles with run-time timing.
+// nandlab_onfi_phy: ONFI SDR bus cycles and NV-DDR2 / NV-DDR3 / Toggle DDR
+// data bursts, with run-time timing.
 //
 // Runs one bus cycle per request: a command latch (CLE), an address latch
 // (ALE), a data-in write (WE#) or a data-out read (RE#). Every time is a
@@ -29,15 +30,38 @@
 // `wb_done` tells that tWB has passed since the last WE# rise, so R/B# is
 // valid.
 //
+// DDR interfaces (`ddr`): commands and addresses stay WE# cycles as above
+// (with the DDR preset's times); DIN and DOUT become DQS-strobed bursts, one
+// byte per edge, at most one byte a clock. A read burst drops RE# for the
+// preamble (T_RPRE), then each DOUT request is one RE# edge T_BIT clocks
+// after the last; the die answers each edge with a DQS edge carrying a byte,
+// which nandlab_ddr_io captures with the delayed strobe; captured bytes come
+// out on rd_valid as the sequencer takes them (`rd_ready`). A write burst
+// drives DQS low for the preamble (T_WPRE), then each DIN request puts its
+// byte on DQ and a DQS edge half a transfer later (centre-aligned). A burst
+// pauses (strobe held) while `burst_hold` says the instruction has more
+// bytes, and closes when it ends: postamble (T_RPST / T_WPST) with the strobe
+// held, then, when the strobe was left low (RE#) or high (DQS), one more edge
+// to park it: the die answers a parking RE# rise with a byte the PHY drops,
+// and latches the held byte again on a parking DQS fall; then the postamble
+// hold (T_RPSTH / T_WPSTH). One instruction is one burst.
+//
 // Clock / reset: clk, rst (active-high, synchronous).
 `default_nettype none
 
 module nandlab_onfi_phy #(
-    parameter int NUM_CE = 4         // chip enables
+    parameter int NUM_CE = 4,        // chip enables
+    parameter int TAP_PS = 10,       // ps per capture-delay tap (simulation model)
+    parameter bit USE_XILINX_PRIMS = 1'b0   // UltraScale I/O primitives (synthesis)
 ) (
     input  wire              clk,
     input  wire              rst,
     input  wire [151:0]      timing,       // active timing, cycles per field
+    input  wire              ddr,          // DDR interface: DIN / DOUT are bursts (change only when idle)
+    input  wire [55:0]       ddr_timing,   // burst fields T_BIT .. T_WPSTH
+    input  wire              burst_hold,   // the current data instruction has more bytes
+    input  wire              rd_ready,     // DDR: the sequencer can take a read byte
+    input  wire [8:0]        dqs_delay,    // DDR read capture delay, taps
     input  wire [NUM_CE-1:0] ce_sel,       // selected targets (one-hot or 0); change only when idle
     input  wire              req_valid,
     output wire              req_ready,
@@ -55,7 +79,10 @@ module nandlab_onfi_phy #(
     output reg               nand_re_n,
     input  wire [7:0]        nand_dq_i,
     output reg  [7:0]        nand_dq_o,
-    output reg               nand_dq_oe
+    output reg               nand_dq_oe,
+    input  wire              nand_dqs_i,
+    output wire              nand_dqs_o,
+    output reg               nand_dqs_oe
 );
     localparam logic [1:0] KIND_CMD = 2'd0;
     localparam logic [1:0] KIND_ADDR = 2'd1;
@@ -94,6 +121,14 @@ module nandlab_onfi_phy #(
     wire [7:0] t_ccs = field(timing, nandlab_timing_pkg::T_CCS);
     wire [7:0] t_ir = field(timing, nandlab_timing_pkg::T_IR);
     wire [7:0] t_ww = field(timing, nandlab_timing_pkg::T_WW);
+    localparam int DB = nandlab_timing_pkg::TIMING_FIELDS;   // first burst field
+    wire [7:0] t_bit = ddr_timing[8*(nandlab_timing_pkg::T_BIT - DB) +: 8];
+    wire [7:0] t_rpre = ddr_timing[8*(nandlab_timing_pkg::T_RPRE - DB) +: 8];
+    wire [7:0] t_rpst = ddr_timing[8*(nandlab_timing_pkg::T_RPST - DB) +: 8];
+    wire [7:0] t_rpsth = ddr_timing[8*(nandlab_timing_pkg::T_RPSTH - DB) +: 8];
+    wire [7:0] t_wpre = ddr_timing[8*(nandlab_timing_pkg::T_WPRE - DB) +: 8];
+    wire [7:0] t_wpst = ddr_timing[8*(nandlab_timing_pkg::T_WPST - DB) +: 8];
+    wire [7:0] t_wpsth = ddr_timing[8*(nandlab_timing_pkg::T_WPSTH - DB) +: 8];
 
     reg [1:0] state_q;
     reg [1:0] kind_q;
@@ -112,8 +147,70 @@ module nandlab_onfi_phy #(
     reg       ccs_q;        // a column change is pending (E0h / 85h seen)
     reg [NUM_CE-1:0] ce_q;
 
-    assign req_ready = state_q == S_IDLE || (state_q == S_HIGH && cnt_q == 8'd1);
-    wire take = req_valid && req_ready;   // request latched on this edge
+    // ------------------------------------------------------------ DDR bursts
+    localparam logic [2:0] B_OFF = 3'd0;
+    localparam logic [2:0] B_RPRE = 3'd1;    // RE# low, first edge not yet
+    localparam logic [2:0] B_RD = 3'd2;      // read burst open
+    localparam logic [2:0] B_RPST = 3'd3;    // read postamble (RE# held)
+    localparam logic [2:0] B_POSTH = 3'd4;   // postamble hold, strobe parked
+    localparam logic [2:0] B_WPRE = 3'd5;    // DQS driven low, first edge not yet
+    localparam logic [2:0] B_WR = 3'd6;      // write burst open
+    localparam logic [2:0] B_WPST = 3'd7;    // write postamble (DQS held)
+
+    reg [2:0] bst_q;
+    reg [7:0] bcnt_q;       // clocks left in a pre / postamble phase
+    reg [7:0] bitk_q;       // clocks until the next edge may go
+    reg       bst_read_q;   // the burst (or its postamble) is a read
+    reg       dqs_lvl_q;    // DQS level once the current transfer's edge has gone
+    reg       dqs_old_q, dqs_new_q;
+    reg [7:0] wk_q;         // clock of the current write transfer that starts next
+    reg       wbit_q;       // a write transfer's DQS edge is still to come
+    reg       tag_q [16];   // per RE# edge in flight: 1 = data, 0 = parking edge
+    reg [4:0] tag_wr_q, tag_rd_q;
+
+    wire [4:0] in_flight = tag_wr_q - tag_rd_q;
+    wire       data_kind = req_kind == KIND_DIN || req_kind == KIND_DOUT;
+    wire       ddr_data = ddr && data_kind;
+    wire       edge_ok = bitk_q == 8'd0;
+    wire       rd_take = req_valid && req_kind == KIND_DOUT && bst_q == B_RD && edge_ok &&
+                         in_flight < 5'd12;
+    wire       wr_take = req_valid && req_kind == KIND_DIN && bst_q == B_WR && edge_ok;
+
+    wire       cap_valid;
+    wire [7:0] cap_data;
+    wire       tag_data = tag_q[tag_rd_q[3:0]];
+    wire       tags_empty = in_flight == 5'd0;
+    // a byte with no edge in flight is noise (a die toggling DQS unasked): dropped
+    wire       cap_pop = cap_valid && (tags_empty || !tag_data || rd_ready);
+
+    // DQS levels of the coming clock (ODDR halves): the edge of a transfer
+    // T_BIT clocks long lands T_BIT half-clocks after its DQ change
+    reg       dqs_d1, dqs_d2;
+    always_comb begin
+        reg [8:0] k2;
+        reg       o, n;
+        k2 = {wr_take ? 8'd0 : wk_q, 1'b0};
+        o = wr_take ? dqs_lvl_q : dqs_old_q;
+        n = wr_take ? !dqs_lvl_q : dqs_new_q;
+        if (wr_take || wbit_q) begin
+            dqs_d1 = k2 >= {1'b0, t_bit} ? n : o;
+            dqs_d2 = k2 + 9'd1 >= {1'b0, t_bit} ? n : o;
+        end else begin
+            dqs_d1 = dqs_lvl_q;
+            dqs_d2 = dqs_lvl_q;
+        end
+    end
+
+    nandlab_ddr_io #(.TAP_PS(TAP_PS), .USE_XILINX_PRIMS(USE_XILINX_PRIMS)) u_io (
+        .clk(clk), .rst(rst), .dqs_d1(dqs_d1), .dqs_d2(dqs_d2), .nand_dqs_o(nand_dqs_o),
+        .nand_dqs_i(nand_dqs_i), .nand_dq_i(nand_dq_i), .tap(dqs_delay),
+        .cap_valid(cap_valid), .cap_data(cap_data), .cap_pop(cap_pop),
+        .flush(burst_open && req_kind == KIND_DOUT)
+    );
+
+    assign req_ready = ddr_data ? (rd_take || wr_take) :
+        bst_q == B_OFF && (state_q == S_IDLE || (state_q == S_HIGH && cnt_q == 8'd1));
+    wire take = req_valid && req_ready && !ddr_data;   // SDR-engine request latched on this edge
 
     // The request whose strobe may start on this edge: the one waiting in
     // S_GAP, else the one being taken.
@@ -145,7 +242,15 @@ module nandlab_onfi_phy #(
                   (nk != KIND_DIN || last_kind_q != KIND_ADDR || since_we_q >= adl_need));
     wire       start = (from_gap || take) && gap_ok;
 
-    assign idle = state_q == S_IDLE && !req_valid;
+    // a burst opens once its turnaround has passed (as for an SDR read / data-in cycle)
+    wire       burst_gap_ok = ce_sel == ce_q && since_ce_q >= t_cs && state_q == S_IDLE &&
+        (req_kind == KIND_DOUT ?
+            since_we_q >= whr_need && wb_ok && !nand_dq_oe && since_oe_q >= t_ir :
+            since_re_q >= t_rhw && since_wp_q >= t_ww &&
+            (last_kind_q != KIND_ADDR || since_we_q >= adl_need));
+    wire       burst_open = bst_q == B_OFF && req_valid && ddr_data && burst_gap_ok;
+
+    assign idle = state_q == S_IDLE && !req_valid && bst_q == B_OFF && tags_empty;
     assign wb_done = since_we_q >= t_wb;
 
     always_ff @(posedge clk) begin
@@ -164,6 +269,100 @@ module nandlab_onfi_phy #(
             nand_ce_n <= ~ce_sel;
             since_ce_q <= 8'd0;
         end
+        // ---- DDR burst engine
+        if (cap_pop) begin
+            if (!tags_empty) tag_rd_q <= tag_rd_q + 5'd1;
+            if (!tags_empty && tag_data) begin
+                rd_data <= cap_data;
+                rd_valid <= 1'b1;
+            end
+        end
+        if (bitk_q != 8'd0) bitk_q <= bitk_q - 8'd1;
+        if (wbit_q) begin
+            wk_q <= wk_q + 8'd1;
+            if (wk_q + 8'd1 >= t_bit) wbit_q <= 1'b0;
+        end
+        if (bst_q == B_OFF && ddr && req_valid && req_kind == KIND_DOUT && nand_dq_oe) begin
+            nand_dq_oe <= 1'b0;   // release DQ: the die drives it in the burst
+            since_oe_q <= 8'd0;
+        end
+        case (bst_q)
+            B_OFF: if (burst_open) begin
+                bst_read_q <= req_kind == KIND_DOUT;
+                if (req_kind == KIND_DOUT) begin
+                    nand_re_n <= 1'b0;
+                    bst_q <= B_RPRE;
+                    bcnt_q <= t_rpre;
+                end else begin
+                    nand_dqs_oe <= 1'b1;
+                    dqs_lvl_q <= 1'b0;
+                    nand_dq_oe <= 1'b1;
+                    bst_q <= B_WPRE;
+                    bcnt_q <= t_wpre;
+                end
+            end
+            B_RPRE, B_WPRE: begin
+                bcnt_q <= bcnt_q - 8'd1;
+                if (bcnt_q <= 8'd1) bst_q <= bst_q == B_RPRE ? B_RD : B_WR;
+            end
+            B_RD: if (rd_take) begin
+                nand_re_n <= !nand_re_n;
+                if (!nand_re_n) since_re_q <= 8'd0;
+                ccs_q <= 1'b0;
+                bitk_q <= t_bit - 8'd1;
+                tag_q[tag_wr_q[3:0]] <= 1'b1;
+                tag_wr_q <= tag_wr_q + 5'd1;
+            end else if (edge_ok && !burst_hold && !(req_valid && req_kind == KIND_DOUT)) begin
+                bst_q <= B_RPST;
+                bcnt_q <= t_rpst;
+            end
+            B_WR: if (wr_take) begin
+                nand_dq_o <= req_data;
+                dqs_old_q <= dqs_lvl_q;
+                dqs_new_q <= !dqs_lvl_q;
+                dqs_lvl_q <= !dqs_lvl_q;
+                wk_q <= 8'd1;
+                wbit_q <= t_bit > 8'd1;
+                bitk_q <= t_bit - 8'd1;
+                ccs_q <= 1'b0;
+            end else if (edge_ok && !wbit_q && !burst_hold && !(req_valid && req_kind == KIND_DIN)) begin
+                bst_q <= B_WPST;
+                bcnt_q <= t_wpst;
+            end
+            B_RPST: begin
+                bcnt_q <= bcnt_q - 8'd1;
+                if (bcnt_q <= 8'd1) begin
+                    if (!nand_re_n) begin   // park RE# high: the die answers with a byte to drop
+                        nand_re_n <= 1'b1;
+                        since_re_q <= 8'd0;
+                        tag_q[tag_wr_q[3:0]] <= 1'b0;
+                        tag_wr_q <= tag_wr_q + 5'd1;
+                    end
+                    bst_q <= B_POSTH;
+                    bcnt_q <= t_rpsth;
+                end
+            end
+            B_WPST: begin
+                bcnt_q <= bcnt_q - 8'd1;
+                if (bcnt_q <= 8'd1) begin
+                    if (dqs_lvl_q) begin   // park DQS low, then a full postamble again
+                        dqs_lvl_q <= 1'b0;
+                        bcnt_q <= t_wpst;
+                    end else begin
+                        bst_q <= B_POSTH;
+                        bcnt_q <= t_wpsth;
+                    end
+                end
+            end
+            default: begin  // B_POSTH
+                bcnt_q <= bcnt_q - 8'd1;
+                if (bcnt_q <= 8'd1) begin
+                    bst_q <= B_OFF;
+                    nand_dqs_oe <= 1'b0;
+                    if (!bst_read_q) last_kind_q <= KIND_DIN;
+                end
+            end
+        endcase
         if (cap_armed_q) begin
             cap_q <= cap_q - 8'd1;
             if (cap_q == 8'd1) begin
@@ -255,6 +454,18 @@ module nandlab_onfi_phy #(
             nand_dq_oe <= 1'b0;
             rd_data <= 8'd0;
             rd_valid <= 1'b0;
+            bst_q <= B_OFF;
+            bcnt_q <= 8'd0;
+            bitk_q <= 8'd0;
+            bst_read_q <= 1'b0;
+            dqs_lvl_q <= 1'b0;
+            dqs_old_q <= 1'b0;
+            dqs_new_q <= 1'b0;
+            wk_q <= 8'd0;
+            wbit_q <= 1'b0;
+            tag_wr_q <= 5'd0;
+            tag_rd_q <= 5'd0;
+            nand_dqs_oe <= 1'b0;
         end
     end
 

@@ -43,6 +43,8 @@ module nandlab_seq #(
     input  wire              phy_rd_valid,
     input  wire [7:0]        phy_rd_data,
     input  wire              phy_idle,
+    output wire              phy_burst_hold,  // a data instruction has bytes to go (DDR burst stays open)
+    output wire              phy_rd_ready,    // a read byte from the PHY can be taken now
     input  wire              phy_wb_done,
     output wire [NUM_CE-1:0] ce_sel,          // selected target, one-hot (0 between programs)
     input  wire [NUM_CE-1:0] rb_n,            // synchronised R/B# per target
@@ -52,6 +54,7 @@ module nandlab_seq #(
     output wire [4:0]        status_state,
     output wire              status_running,
     output wire [3:0]        status_timing_mode,
+    output wire [2:0]        status_interface,  // nandlab_ops_pkg::interface_e
     output wire [7:0]        status_last_error,
     output wire [7:0]        gpio,            // bit 0 WP#, bits 7:1 supply enables
     output wire [31:0]       cnt_programs,
@@ -121,6 +124,7 @@ module nandlab_seq #(
     reg [NUM_CE-1:0] rb_prev_q;
     reg [63:0] prog_ns_q;
     reg [3:0]  timing_mode_q;
+    reg [2:0]  interface_q;
     reg [7:0]  gpio_q;
     reg [7:0]  last_error_q;
     reg [31:0] cnt_programs_q, cnt_errors_q;
@@ -226,6 +230,11 @@ module nandlab_seq #(
     assign status_state = state_q;
     assign status_running = running_q;
     assign status_timing_mode = timing_mode_q;
+    assign status_interface = interface_q;
+    assign phy_burst_hold = state_q == S_DIN_WORD || state_q == S_DIN_BYTE || state_q == S_PAT ||
+        (state_q == S_DOUT && req_left_q != 24'd0) || state_q == S_DIV || state_q == S_CMP;
+    // a DOUT byte could complete a word while hold_q is taken: wait (DDR bytes queue in the PHY)
+    assign phy_rd_ready = !(state_q == S_DOUT && hold_valid_q);
     assign status_last_error = last_error_q;
     assign gpio = gpio_q;
     assign cnt_programs = cnt_programs_q;
@@ -533,6 +542,7 @@ module nandlab_seq #(
 
             S_TIMING: if (phy_idle) begin
                 timing_mode_q <= arg_q[3:0];
+                interface_q <= arg_q[6:4];
                 state_q <= S_NEXT;
             end
 
@@ -608,6 +618,7 @@ module nandlab_seq #(
             elapsed_q <= 32'd0;
             prog_ns_q <= 64'd0;
             timing_mode_q <= 4'd0;
+            interface_q <= 3'd0;
             gpio_q <= 8'h01;
             last_error_q <= 8'd0;
             cnt_programs_q <= 32'd0;

@@ -63,9 +63,14 @@ module nandlab_seq_decode #(
                     err = nandlab_ops_pkg::ERR_BAD_ARG;
             end
             nandlab_ops_pkg::OP_TIMING:
-                // SDR modes 0..5 have presets; the DDR interfaces come with the DDR PHY
-                if (arg[23:12] != 12'd0 || arg[6:4] != nandlab_ops_pkg::IF_SDR ||
-                    arg[11:8] != 4'd0 || arg[3:0] > 4'(nandlab_ops_pkg::MAX_SDR_MODE))
+                // the modes with presets: SDR 0..5, NV-DDR2 and Toggle 0..7, NV-DDR3
+                // 0..15; no NV-DDR (clocked) and no warm-up cycles (not built)
+                if (arg[23:7] != 17'd0 ||
+                    (arg[6:4] == nandlab_ops_pkg::IF_SDR &&
+                     arg[3:0] > 4'(nandlab_ops_pkg::MAX_SDR_MODE)) ||
+                    ((arg[6:4] == nandlab_ops_pkg::IF_NV_DDR2 ||
+                      arg[6:4] == nandlab_ops_pkg::IF_TOGGLE) && arg[3]) ||
+                    arg[6:4] == nandlab_ops_pkg::IF_NV_DDR || arg[6:4] > nandlab_ops_pkg::IF_TOGGLE)
                     err = nandlab_ops_pkg::ERR_BAD_ARG;
             nandlab_ops_pkg::OP_GPIO:
                 if (arg[23:16] != 8'd0) err = nandlab_ops_pkg::ERR_BAD_ARG;

@@ -122,8 +122,9 @@ module nandlab_top_fifo #(
     /* verilator lint_off PINCONNECTEMPTY */
     nandlab_core #(.NUM_CE(NUM_CE), .CLK_PERIOD_PS(CLK_PERIOD_PS)) u_core (
         .csr_timing_override(1'b0), .csr_timing(152'd0), .csr_rsp_limit(32'd0),
-        .csr_clear_counters(1'b0),
-        .status_state(), .status_running(), .status_timing_mode(), .status_last_error(),
+        .csr_clear_counters(1'b0), .csr_dqs_delay(9'd0),
+        .status_state(), .status_running(), .status_timing_mode(), .status_interface(),
+        .status_last_error(),
         .status_gpio(), .status_rb(), .cnt_programs(), .cnt_errors(), .cnt_busy_cycles(),
         .*
     );

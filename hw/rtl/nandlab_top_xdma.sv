@@ -15,7 +15,8 @@
 
 module nandlab_top_xdma #(
     parameter int NUM_CE = 4,            // chip enables on the socket card
-    parameter int CLK_PERIOD_PS = 8000   // axi_aclk period
+    parameter int CLK_PERIOD_PS = 8000,  // axi_aclk period
+    parameter bit USE_XILINX_PRIMS = 1'b0 // UltraScale I/O primitives in the DDR PHY (board builds)
 ) (
     input  wire              axi_aclk,
     input  wire              axi_aresetn,
@@ -62,7 +63,9 @@ module nandlab_top_xdma #(
     wire [31:0] araddr = s_axil_araddr;
     /* verilator lint_on UNUSEDSIGNAL */
 
-    nandlab_ctrl #(.NUM_CE(NUM_CE), .CLK_PERIOD_PS(CLK_PERIOD_PS)) u_ctrl (
+    nandlab_ctrl #(
+        .NUM_CE(NUM_CE), .CLK_PERIOD_PS(CLK_PERIOD_PS), .USE_XILINX_PRIMS(USE_XILINX_PRIMS)
+    ) u_ctrl (
         .clk(axi_aclk), .rst(rst_q),
         .s_axil_awaddr(awaddr[11:0]), .s_axil_araddr(araddr[11:0]), .*
     );

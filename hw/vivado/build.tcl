@@ -32,6 +32,7 @@ set rtl_sources {
     nandlab_seq_decode.sv
     nandlab_seq_rsp.sv
     nandlab_seq.sv
+    nandlab_ddr_io.sv
     nandlab_onfi_phy.sv
     nandlab_timing_sel.sv
     nandlab_core.sv

@@ -17,7 +17,7 @@ centred as whole clocks allow, in the shortest read cycle that gives it.
 
 from __future__ import annotations
 
-from nandlab.hwgen import REPO, Output
+from nandlab.hwgen import REPO, Output, timing_ddr
 from nandlab.onfi_spec.sdr_timing import SDR_MODES, SdrTiming
 
 PKG = REPO / "hw" / "rtl" / "nandlab_timing_pkg.sv"
@@ -111,9 +111,11 @@ def _vector(values: list[int]) -> str:
 def render() -> str:
     bits = FIELD_BITS * len(FIELDS)
     out = [
-        "// generated from host/nandlab/onfi_spec/sdr_timing.py by nandlab.hwgen.timing, "
-        "do not edit",
-        "// ONFI SDR timing presets in core clock cycles, modes 0..5 per clock period.",
+        "// generated from host/nandlab/onfi_spec/sdr_timing.py and nvddr_timing.py by "
+        "nandlab.hwgen.timing, do not edit",
+        "// ONFI SDR timing presets in core clock cycles, modes 0..5 per clock period,",
+        "// then the DDR presets (nandlab.hwgen.timing_ddr): the same fields for the",
+        "// command / address cycles, followed by the DDR burst fields.",
         "// A preset packs the fields below, 8 bits each, field i at bits [8i+7:8i]: the",
         "// same layout as the CSR override registers {TIMING_CCS[23:0], TIMING_TURN,",
         "// TIMING_SETUP, TIMING_READ, TIMING_WRITE}.",
@@ -132,6 +134,10 @@ def render() -> str:
         what = {"capture": "DQ capture, clocks after RE# low, after", "read": "read plan, at least"
                 }.get(kind, "at least")
         out.append(f"  localparam int {name} = {i};  // {what} {param}")
+    ddr_bits = FIELD_BITS * (len(FIELDS) + len(timing_ddr.DDR_FIELDS))
+    out.append(f"  localparam int DDR_TIMING_BITS = {ddr_bits};")
+    for i, (name, what) in enumerate(timing_ddr.DDR_FIELDS):
+        out.append(f"  localparam int {name} = {len(FIELDS) + i};  // {what}")
     out.append("")
     for period in CLOCK_PERIODS_PS:
         out.append(f"  // {period} ps ({1e6 / period:g} MHz); mode 0 in the low bits")
@@ -143,6 +149,7 @@ def render() -> str:
         out.append(f"  localparam logic [{len(SDR_MODES) * bits - 1}:0] PRESETS_{period}PS = {{")
         out.append(f"    {body}\n  }};")
         out.append("")
+        out += timing_ddr.render_lines(period, tuple(name for name, _, _ in FIELDS))
     out += ["  /* verilator lint_on UNUSEDPARAM */", "", "endpackage : nandlab_timing_pkg", "",
             "`default_nettype wire", ""]
     return "\n".join(out)

@@ -40,9 +40,11 @@ class BenchConfig:
     profile: profile name or YAML path of the virtual dies.
     seed: physics seed of the dies (die k is chip k).
     dies: dies on chip enables 0..dies-1 (<= NUM_CE).
-    mode: SDR timing mode the tests switch to.
+    mode: timing mode the tests switch to (of `interface`).
     backpressure: 1 = the result stream sink stalls (tready low 2 cycles of 3).
     clk_ps: core clock period in ps (the DUT's CLK_PERIOD_PS).
+    interface: nandlab.ops.Interface of `mode` (0 SDR).
+    skew_ps: DQ delay behind the die's DQS edge on DDR data out (an injected skew).
     """
 
     profile: str = str(TB_PROFILE)
@@ -51,6 +53,8 @@ class BenchConfig:
     mode: int = 0
     backpressure: int = 0
     clk_ps: int = 10_000
+    interface: int = 0
+    skew_ps: int = 0
 
     def to_env(self) -> dict[str, str]:
         return {ENV_PREFIX + k.upper(): str(v) for k, v in asdict(self).items()}
@@ -95,7 +99,8 @@ class CtrlBench:
             VirtualDie(self.profile, self.config.seed, k)
             for k in range(self.config.dies)
         ]
-        self.pins = OnfiPins(dut, self.dies, strict=strict, clk_ps=self.clk_ps)
+        self.pins = OnfiPins(dut, self.dies, strict=strict, clk_ps=self.clk_ps,
+                             dq_skew_ps=self.config.skew_ps)
         self.set_backpressure(bool(self.config.backpressure))
 
     def set_backpressure(self, on: bool) -> None:

@@ -29,6 +29,17 @@ uses too) in the selected die's current SDR timing mode (the die switches on
 SET FEATURES 01h); the first violation fails the test with the parameter,
 measured and required values.
 
+When SET FEATURES 01h has put the selected die in NV-DDR2 / NV-DDR3, the
+edges go to `nandlab.vchip.pin_timing_ddr.DdrTimingChecker` instead, and the
+die moves data on strobes (`DdrDie` below): command and address cycles stay
+WE# cycles; after a command or address, the first RE# fall is the read
+preamble and every later RE# edge gets one byte (`die.read(1)`), with the
+die's DQS edge `dqs_out_ps` after the RE# edge (the RE# level, edge-aligned
+with DQ). DQ carries the byte from tDQSQ to tQH after that edge (shifted by
+`dq_skew_ps`, a skew injected on the byte lane) and its inverse outside, so
+a capture outside the eye reads wrong data. On data in, every DQS edge the
+controller drives after its preamble latches DQ (`die.write`).
+
 When the DUT holds nandlab_core (itself, `u_core` or `u_ctrl.u_core`), the
 controller's own sample points go to the checker too: the clock edge its PHY
 latches DQ (`u_phy.rd_valid` rises on it) and the edges its sequencer looks
@@ -47,9 +58,12 @@ from cocotb.handle import LogicArrayObject, LogicObject, SimHandleBase
 from cocotb.simtime import get_sim_time
 from cocotb.triggers import First, ReadOnly, Timer
 
+from nandlab.onfi_spec.ddr_features import decode_timing_mode
+from nandlab.onfi_spec.opcodes import Feature
 from nandlab.vchip.die import VirtualDie
 from nandlab.vchip.pin_timing import PS_PER_NS as PS
 from nandlab.vchip.pin_timing import OnfiTimingError, SdrTimingChecker, TimingViolation
+from nandlab.vchip.pin_timing_ddr import DdrTimingChecker
 
 RESET_CMD = 0xFF
 SEQ_S_RDY = 13
@@ -95,6 +109,8 @@ class OnfiPins:
             the nandlab_core under `dut`, none without one.
         clk_ps: the controller's clock period; R/B# passes two synchroniser flops,
             so a look at R/B# sees the pin as it was one clock before it.
+        dqs_out_ps: the die's RE# edge to DQS edge delay on DDR data out (<= tDQSRE).
+        dq_skew_ps: delay of DQ behind the die's DQS edge (byte lane 0): moves the eye.
     """
 
     def __init__(
@@ -106,6 +122,8 @@ class OnfiPins:
         prefix: str = "nand_",
         probes: dict[str, Any] | None = None,
         clk_ps: int = 0,
+        dqs_out_ps: int = 2500,
+        dq_skew_ps: int = 0,
     ) -> None:
         self.dut = dut
         self.dies = list(dies)
@@ -124,9 +142,19 @@ class OnfiPins:
                 "dq_i",
             )
         }
+        self.pin.update({n: getattr(dut, prefix + n) for n in ("dqs_o", "dqs_oe", "dqs_i")})
         self.num_ce = len(self.pin["ce_n"])
         t_ccs = dies[0].profile.timing.t_ccs_ns if dies else None
-        self.checker = SdrTimingChecker(0, strict=False, t_ccs_ns=t_ccs)
+        self.sdr_checker = SdrTimingChecker(0, strict=False, t_ccs_ns=t_ccs)
+        self.ddr_checker = DdrTimingChecker("nv-ddr2", 0, strict=False)
+        self.checker: SdrTimingChecker | DdrTimingChecker = self.sdr_checker
+        """The checker of the selected die's interface (SDR until SET FEATURES 01h says DDR)."""
+        self.ddr_iface: str | None = None
+        self.dqs_out_ps = dqs_out_ps
+        self.dq_skew_ps = dq_skew_ps
+        self._rd_burst = False    # DDR: the read preamble has been seen, RE# edges carry data
+        self._wr_burst = False    # DDR: the controller drove DQS low, its edges latch DQ
+        self._die_dqs = 0
         self.strict = strict
         self.rb_bits = (1 << self.num_ce) - 1
         self._rb_tasks: list[cocotb.task.Task | None] = [None] * self.num_ce
@@ -141,7 +169,8 @@ class OnfiPins:
         if probes is None:
             core = find_core(dut)
             probes = {} if core is None else {
-                "capture": core.u_phy.rd_valid, "seq_state": core.u_seq.state_q}
+                "capture": core.u_phy.rd_valid, "seq_state": core.u_seq.state_q,
+                "ddr_capture": core.u_phy.u_io.dqs_dly}
         self.probes = probes
         self.clk_ps = clk_ps
         """The controller's sample points (empty when the DUT has no nandlab_core)."""
@@ -154,6 +183,7 @@ class OnfiPins:
         """Drive R/B# high and DQ FFh, then start watching the pins."""
         self.pin["rb_n"].value = self.rb_bits
         self.pin["dq_i"].value = 0xFF
+        self.pin["dqs_i"].value = 0
         self._task = cocotb.start_soon(self._watch())
 
     def stop(self) -> None:
@@ -163,13 +193,13 @@ class OnfiPins:
 
     @property
     def violations(self) -> list[TimingViolation]:
-        """Every timing violation seen so far (the checker's list)."""
-        return self.checker.violations
+        """Every timing violation seen so far (SDR first, then DDR)."""
+        return [*self.sdr_checker.violations, *self.ddr_checker.violations]
 
     def check(self) -> None:
         """Raise the first timing violation seen so far (for non-strict use)."""
-        if self.checker.violations:
-            raise OnfiTimingError(self.checker.violations[0])
+        if self.violations:
+            raise OnfiTimingError(self.violations[0])
 
     # ------------------------------------------------------------ time
 
@@ -196,17 +226,21 @@ class OnfiPins:
             "wp_n": _int(p["wp_n"], 1),
             "dq": _int(p["dq_o"], 0),
             "dq_oe": _int(p["dq_oe"], 0),
+            "dqs": _int(p["dqs_o"], 0),
+            "dqs_oe": _int(p["dqs_oe"], 0),
         }
 
     async def _watch(self) -> None:
         watched = [
             self.pin[n]
-            for n in ("ce_n", "cle", "ale", "we_n", "re_n", "wp_n", "dq_o", "dq_oe")
+            for n in ("ce_n", "cle", "ale", "we_n", "re_n", "wp_n", "dq_o", "dq_oe", "dqs_o",
+                      "dqs_oe")
         ] + list(self.probes.values())
         await ReadOnly()
         prev = self._sample()
         self._apply_wp(prev["wp_n"])
-        self.checker.edge(self.now_ps(), "wp_n", prev["wp_n"])
+        self.sdr_checker.edge(self.now_ps(), "wp_n", prev["wp_n"])
+        self.ddr_checker.edge(self.now_ps(), "wp_n", prev["wp_n"])
         probed = self._probe()
         while True:
             await First(*(h.value_change for h in watched))
@@ -223,18 +257,25 @@ class OnfiPins:
     def _controller_samples(self, t: int, prev: dict[str, int]) -> dict[str, int]:
         """Pass the controller's DQ capture and R/B# look at `t` (after the pin edges of t)."""
         now = self._probe()
+        if self.ddr_iface is not None:
+            if "ddr_capture" in now and now["ddr_capture"] != prev.get("ddr_capture"):
+                self.ddr_checker.sample_dq(t)
+                self.samples["dq"] += 1
         # a read cycle is at least two clocks, so rd_valid never stays high two edges
-        if now.get("capture") and not prev.get("capture"):
-            self.checker.sample_dq(t)
+        elif now.get("capture") and not prev.get("capture"):
+            self.sdr_checker.sample_dq(t)
             self.samples["dq"] += 1
         if now.get("seq_state") == SEQ_S_RDY and prev.get("seq_state") != SEQ_S_RDY:
-            self.checker.sample_rb(t - self.clk_ps)
+            self.sdr_checker.sample_rb(t - self.clk_ps)
             self.samples["rb"] += 1
         self._raise_new()
         return now
 
     def _step(self, t: int, prev: dict[str, int], now: dict[str, int]) -> None:
-        chk = self.checker
+        if self.ddr_iface is not None:
+            self._step_ddr(t, prev, now)
+            return
+        chk = self.sdr_checker
         all_high = (1 << self.num_ce) - 1
         if now["ce"] != prev["ce"]:
             low = [k for k in range(self.num_ce) if not now["ce"] >> k & 1]
@@ -270,8 +311,8 @@ class OnfiPins:
         self._raise_new()
 
     def _raise_new(self) -> None:
-        if self.strict and self.checker.violations:
-            raise OnfiTimingError(self.checker.violations[0])
+        if self.strict and self.violations:
+            raise OnfiTimingError(self.violations[0])
 
     def _apply_wp(self, wp_n: int) -> None:
         for die in self.dies:
@@ -283,8 +324,17 @@ class OnfiPins:
 
     def _update_mode(self) -> None:
         die = self._die()
-        if die is not None:
-            self.checker.set_mode(die.timing_mode)
+        if die is None:
+            return
+        iface, mode = decode_timing_mode(die.feature(Feature.TIMING_MODE)[0]) or ("sdr", 0)
+        if iface == "sdr":  # the SDR mode the die's bus timing runs in
+            self.ddr_iface = None
+            self.checker = self.sdr_checker
+            self.sdr_checker.set_mode(die.timing_mode)
+        else:
+            self.ddr_iface = iface
+            self.checker = self.ddr_checker
+            self.ddr_checker.set_mode(iface, mode)
 
     # ------------------------------------------------------------ die cycles
 
@@ -350,7 +400,7 @@ class OnfiPins:
             byte = die.read(1)[0]
         if self._dq_task is not None and not self._dq_task.done():
             self._dq_task.cancel()
-        lim = self.checker.limits
+        lim = self.sdr_checker.limits
         self._dq_byte, self._dq_rise_ps = byte, None
         self._dq_task = cocotb.start_soon(
             self._drive_dq(t, byte, lim.tRLOH * PS, lim.tREA * PS)
@@ -365,7 +415,7 @@ class OnfiPins:
 
     def _rhoh_end_ps(self) -> int:
         assert self._dq_rise_ps is not None
-        return self._dq_rise_ps + max(self.checker.limits.tRHOH * PS, 1)
+        return self._dq_rise_ps + max(self.sdr_checker.limits.tRHOH * PS, 1)
 
     async def _invalidate_dq(self, byte: int) -> None:
         wait = self._rhoh_end_ps() - self.now_ps()
@@ -382,3 +432,85 @@ class OnfiPins:
         if self._dq_rise_ps is not None:  # RE# rose before tREA (EDO): hold tRHOH from the rise
             await Timer(max(self._rhoh_end_ps() - self.now_ps(), 1), unit="ps")
             self.pin["dq_i"].value = byte ^ 0xFF
+
+    # ------------------------------------------------------------ DDR data interfaces
+
+    def _step_ddr(self, t: int, prev: dict[str, int], now: dict[str, int]) -> None:
+        """One change of the controller's pins while the selected die runs NV-DDR2 / NV-DDR3."""
+        chk = self.ddr_checker
+        all_high = (1 << self.num_ce) - 1
+        if now["ce"] != prev["ce"]:
+            low = [k for k in range(self.num_ce) if not now["ce"] >> k & 1]
+            if len(low) > 1:
+                self.sdr_checker.rule(False, "CE#", t, f"targets {low} selected at once")
+            self.selected = low[0] if low else None
+            chk.edge(t, "ce_n", int(now["ce"] == all_high))
+            self._end_bursts(t)
+            self._update_mode()
+        if now["wp_n"] != prev["wp_n"]:
+            self._apply_wp(now["wp_n"])
+            chk.edge(t, "wp_n", now["wp_n"])
+        for pin in ("we_n", "re_n", "cle", "ale", "dq", "dq_oe"):
+            if now[pin] != prev[pin]:
+                chk.edge(t, pin, now[pin])
+                if pin == "re_n":
+                    chk.edge(t, "re_c", 1 - now[pin])
+        if now["we_n"] != prev["we_n"]:
+            self._end_bursts(t)
+            if now["we_n"] == 1 and (prev["cle"] or prev["ale"]):
+                self.strobes.append((t, "cmd" if prev["cle"] else "addr"))
+                self._latch(t, prev)
+        if now["dqs_oe"] != prev["dqs_oe"]:
+            self._wr_burst = bool(now["dqs_oe"]) and not now["dqs"]
+        if now["dqs_oe"] and now["dqs"] != prev["dqs"]:
+            chk.edge(t, "dqs", now["dqs"])
+            chk.edge(t, "dqs_c", 1 - now["dqs"])
+            if self._wr_burst:
+                self.strobes.append((t, "din"))
+                die = self._die()
+                if die is not None:
+                    self._sync_dies(t // PS)
+                    die.write(bytes([prev["dq"]]))
+        if now["re_n"] != prev["re_n"]:
+            if not self._rd_burst:
+                self._rd_burst = now["re_n"] == 0   # the preamble's fall carries no data
+            else:
+                self.strobes.append((t, "dout"))
+                self._ddr_read(t, now["re_n"])
+        self._raise_new()
+
+    def _end_bursts(self, t: int) -> None:
+        """A command, an address or CE# ends any burst; the die parks its DQS low."""
+        self._rd_burst = False
+        if self._die_dqs:
+            self._die_dqs = 0
+            cocotb.start_soon(self._park_dqs())
+
+    async def _park_dqs(self) -> None:
+        await Timer(1, unit="ps")  # pins cannot change in the ReadOnly phase of the edge
+        self.pin["dqs_i"].value = 0
+        self.ddr_checker.edge(self.now_ps(), "dqs", 0)
+        self.ddr_checker.edge(self.now_ps(), "dqs_c", 1)
+
+    def _ddr_read(self, t: int, level: int) -> None:
+        die = self._die()
+        if die is None:
+            byte = 0xFF
+        else:
+            self._sync_dies(t // PS)
+            byte = die.read(1)[0]
+        cocotb.start_soon(self._drive_ddr_out(t + self.dqs_out_ps, level, byte))
+
+    async def _drive_ddr_out(self, edge_ps: int, level: int, byte: int) -> None:
+        """The die's DQS edge at edge_ps with DQ valid from tDQSQ to tQH after it (+ skew)."""
+        lim = self.ddr_checker.limits
+        await Timer(max(edge_ps - self.now_ps(), 1), unit="ps")
+        self._die_dqs = level
+        self.pin["dqs_i"].value = level
+        self.pin["dq_i"].value = byte ^ 0xFF
+        self.ddr_checker.edge(self.now_ps(), "dqs", level)
+        self.ddr_checker.edge(self.now_ps(), "dqs_c", 1 - level)
+        await Timer(max(lim.tDQSQ + self.dq_skew_ps, 1), unit="ps")
+        self.pin["dq_i"].value = byte
+        await Timer(max(lim.tQH - lim.tDQSQ, 1), unit="ps")
+        self.pin["dq_i"].value = byte ^ 0xFF

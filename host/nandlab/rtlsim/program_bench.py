@@ -67,7 +67,7 @@ class ProgramBench(ABC):
         Clock(self.clk, config.clk_ps, unit="ps").start()
         self.profile = config.load_profile()
         self.dies = [VirtualDie(self.profile, config.seed, k) for k in range(config.dies)]
-        self.pins = OnfiPins(dut, self.dies, clk_ps=config.clk_ps)
+        self.pins = OnfiPins(dut, self.dies, clk_ps=config.clk_ps, dq_skew_ps=config.skew_ps)
         self.ref = reference(self.profile, seed=config.seed, dies=config.dies, persist=False)
         self.progs = Programs(self.profile)
 

@@ -10,8 +10,10 @@ ERRCNT and ERROR records, and (when asked) BUSY times within one controller cloc
 from __future__ import annotations
 
 from nandlab.onfi.address import ChipGeometry
+from nandlab.onfi_spec.opcodes import Feature
 from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
 from nandlab.ops import (
+    MAX_SDR_MODE,
     BusyRecord,
     DataRecord,
     DinPattern,
@@ -19,6 +21,7 @@ from nandlab.ops import (
     EndRecord,
     ErrCountRecord,
     ErrorRecord,
+    Interface,
     MarkRecord,
     Pattern,
     PowerRecord,
@@ -67,6 +70,18 @@ class Programs:
         program = self.ops(core.set_timing_mode(self.sdr, mode, TIMEOUT_NS))
         self.mode = mode
         return program
+
+    def set_interface(self, interface: Interface, mode: int) -> Program:
+        """SET FEATURES 01h = `mode` of a DDR `interface` (bits 5:4), wait tFEAT, then TIMING.
+
+        The delays of later programs (tWB, tWHR, tADL, tCCS) are SDR mode 5's:
+        ONFI's figures for those do not depend on the mode.
+        """
+        p1 = mode | int(interface) << 4
+        program = self.ops(core.set_features(self.sdr, Feature.TIMING_MODE, bytes([p1, 0, 0, 0]),
+                                             TIMEOUT_NS))
+        self.mode = MAX_SDR_MODE
+        return program.timing(mode, interface)
 
     def read_id(self, address: int, n: int) -> Program:
         return self.ops(core.read_id(self.sdr, address, n))

@@ -9,6 +9,11 @@ next program. A zero-length frame ends the simulation.
 
 Frames: u32 little-endian length, then the payload. Answers: one status byte
 (0 = results follow, 1 = a UTF-8 error message follows), then the payload.
+A length with bit 31 set marks a register write instead of a program: the
+payload is u32 register offset, u32 value (the CSR map of nandlab.regs: the
+DQS capture delay of a data-eye scan); the answer is status 0, no payload.
+Bit 30 marks a program of a data-eye scan: a DQ capture outside the die's
+window (tDQSQ, tQH) is what the scan measures, so it is not reported.
 """
 
 from __future__ import annotations
@@ -23,12 +28,20 @@ from nandlab.rtlsim.ctrl_bench import CtrlBench
 
 SOCKET_ENV = "NANDLAB_RTL_SOCKET"
 LEN = struct.Struct("<I")
+REG_WRITE = 1 << 31
+"""Length flag of a register-write frame."""
+SCAN = 1 << 30
+"""Length flag of a data-eye scan program."""
+CAPTURE_WINDOW = frozenset({"tDQSQ", "tQH"})
+REG_FRAME = struct.Struct("<II")
 OK, FAIL = 0, 1
 
 
-def read_frame(sock: socket.socket) -> bytes:
-    header = _read_exact(sock, LEN.size)
-    return _read_exact(sock, LEN.unpack(header)[0])
+def read_frame(sock: socket.socket) -> tuple[int, bytes]:
+    """(flags, payload) of the next frame."""
+    header = LEN.unpack(_read_exact(sock, LEN.size))[0]
+    flags = header & (REG_WRITE | SCAN)
+    return flags, _read_exact(sock, header & ~flags)
 
 
 def write_frame(sock: socket.socket, payload: bytes) -> None:
@@ -55,12 +68,19 @@ async def serve(dut) -> None:
     seen = 0
     try:
         while True:
-            words = read_frame(sock)
+            flags, words = read_frame(sock)
+            if flags & REG_WRITE:
+                offset, value = REG_FRAME.unpack(words)
+                await bench.csr.write_dword(offset, value)
+                write_frame(sock, bytes([OK]))
+                continue
             if not words:
                 break
             result = await bench.run_words_unchecked(words)
             violations = bench.pins.violations[seen:]
             seen = len(bench.pins.violations)
+            if flags & SCAN:
+                violations = [v for v in violations if v.param not in CAPTURE_WINDOW]
             if violations:
                 text = "; ".join(str(v) for v in violations[:5])
                 write_frame(

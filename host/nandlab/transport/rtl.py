@@ -10,6 +10,9 @@ simulation. Chip-layer code runs unchanged on top:
     rtl://slc-search?seed=3               built-in profile
     rtl://?profile=host/nandlab/rtlsim/slc-tb-tiny.yaml&dies=2&sim=icarus
 
+The bench's `eye` role (nandlab.transport.rtl_eye) moves the DQS capture
+delay of a DDR read; a TIMING to a DDR mode loads that mode's nominal delay.
+
 Options: seed=N (physics seed, default 0), dies=K (1..4 chip enables, default
 1), sim=verilator|icarus (default verilator), profile=PATH. The dies live in
 memory only: every session starts from fresh dies (no die images), so
@@ -35,11 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from nandlab.errors import BenchURLError, TransportError
-from nandlab.ops import Program, Results, decode_results
+from nandlab.ops import Interface, Program, Results, Timing, decode_results
 from nandlab.profiles import Profile, load_profile
 from nandlab.transport.base import Transport
 from nandlab.transport.fpga_coxpm import FpgaCoxPm
 from nandlab.transport.roles import Roles
+from nandlab.transport.rtl_eye import RtlEyeScanner
 from nandlab.transport.url import int_option, query_options, split_url
 
 RTL_FORM = ("rtl://PROFILE?seed=N&dies=K&sim=verilator|icarus (or rtl://?profile=PATH); "
@@ -48,10 +52,18 @@ MAX_RTL_DIES = 4
 SIMULATORS = ("verilator", "icarus")
 CONNECT_TIMEOUT_S = 600.0
 _LEN = struct.Struct("<I")
+_REG_WRITE = 1 << 31
+"""Length flag of a register-write frame (nandlab.rtlsim.rtl_server)."""
+_SCAN = 1 << 30
+"""Length flag of a data-eye scan program: captures outside the die's window are its measure."""
+_REG = struct.Struct("<II")
 _KEYS = frozenset({"seed", "dies", "sim", "profile", "fresh", "firmware"})
-BENCH_CAPABILITIES = frozenset({"din_pattern", "dout_compare", "fpga_coxpm"})
+BENCH_CAPABILITIES = frozenset({"din_pattern", "dout_compare", "fpga_coxpm", "nv-ddr2",
+                                "nv-ddr3"})
 """fpga_coxpm: the controller runs the CoX-PM kernel (hw/hls/coxpm) on pages it reads,
-offered as the bench's `matcher` role (nandlab.transport.fpga_coxpm)."""
+offered as the bench's `matcher` role (nandlab.transport.fpga_coxpm). nv-ddr2 / nv-ddr3:
+every tabled mode runs (DQS-strobed, one byte per controller clock: 100 MT/s at the
+bench's 100 MHz, slower than a fast mode's rating; the die's minima hold)."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +178,8 @@ class RtlTransport(Transport):
         self._thread.start()
         self._sock = self._accept()
         self._closed = False
-        self._roles = Roles(matcher=FpgaCoxPm(self, self.clock_period_ns))
+        self._eye = RtlEyeScanner(self.write_reg, self.run_scan)
+        self._roles = Roles(matcher=FpgaCoxPm(self, self.clock_period_ns), eye=self._eye)
 
     @classmethod
     def from_url(cls, url: str) -> RtlTransport:
@@ -222,11 +235,29 @@ class RtlTransport(Transport):
 
     @property
     def roles(self) -> Roles:
-        """The `matcher`: the CoX-PM kernel on the read stream, at the controller clock."""
+        """The `matcher` (the CoX-PM kernel on the read stream, at the controller clock) and
+        the `eye` (the DQS capture delay per byte lane, nandlab.transport.rtl_eye)."""
         return self._roles
 
     def run(self, program: Program) -> Results:
+        """Run `program`; a TIMING to a DDR mode in it first loads that mode's nominal
+        capture delay (the board's calibration table, as it were)."""
+        from nandlab.rtlsim.eye import DDR_INTERFACES, LANES, nominal_tap
+
+        for ins in program:
+            if isinstance(ins, Timing) and Interface(ins.interface) in DDR_INTERFACES:
+                self._eye.load([nominal_tap(Interface(ins.interface), ins.mode)] * LANES)
         return decode_results(self.run_encoded(program.encode()))
+
+    def run_scan(self, program: Program) -> Results:
+        """Run a read of a data-eye scan: DQ captured outside the die's output window
+        (tDQSQ, tQH) is not a timing error here, bit errors show it."""
+        words = program.encode()
+        return decode_results(self._exchange(_LEN.pack(_SCAN | len(words)) + words))
+
+    def write_reg(self, offset: int, value: int) -> None:
+        """Write a controller register (nandlab.regs offsets) between programs."""
+        self._exchange(_LEN.pack(_REG_WRITE | _REG.size) + _REG.pack(offset, value))
 
     def run_encoded(self, words: bytes) -> bytes:
         """Run an encoded program (malformed ones too: the RTL reports them) -> result words."""
@@ -234,8 +265,14 @@ class RtlTransport(Transport):
             raise TransportError(f"bench {self.url} is closed")
         if not words:
             raise TransportError("an empty program cannot be sent (it would end the simulation)")
+        return self._exchange(_LEN.pack(len(words)) + words)
+
+    def _exchange(self, frame: bytes) -> bytes:
+        """Send one frame, return the answer's payload; TransportError on a failure."""
+        if self._closed:
+            raise TransportError(f"bench {self.url} is closed")
         try:
-            self._sock.sendall(_LEN.pack(len(words)) + words)
+            self._sock.sendall(frame)
             header = self._recv(_LEN.size)
             reply = self._recv(_LEN.unpack(header)[0])
         except OSError as exc:

@@ -43,7 +43,8 @@
     output wire              s_axil_rvalid, \
     input  wire              s_axil_rready
 
-// ONFI pins of a controller with NUM_CE chip enables (DQ split for the IO buffer)
+// ONFI pins of a controller with NUM_CE chip enables (DQ and DQS split for the IO
+// buffers; RE_c / DQS_c of the differential DDR modes are the board's OBUFDS / IOBUFDS)
 `define NANDLAB_ONFI_PINS(NUM_CE) \
     output wire [NUM_CE-1:0] nand_ce_n, \
     output wire              nand_cle, \
@@ -54,6 +55,9 @@
     input  wire [NUM_CE-1:0] nand_rb_n, \
     input  wire [7:0]        nand_dq_i, \
     output wire [7:0]        nand_dq_o, \
-    output wire              nand_dq_oe
+    output wire              nand_dq_oe, \
+    input  wire              nand_dqs_i, \
+    output wire              nand_dqs_o, \
+    output wire              nand_dqs_oe
 
 `endif

@@ -27,7 +27,7 @@ from pathlib import Path
 import cocotb
 import pytest
 from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, Event, RisingEdge, Timer
+from cocotb.triggers import ClockCycles, Event, FallingEdge, ReadOnly, RisingEdge, Timer
 from nandlab.hwgen.timing import preset
 from nandlab.onfi.address import ChipGeometry
 from nandlab.onfi_spec.opcodes import Cmd, Feature
@@ -110,6 +110,11 @@ class TB:
         self.dut.req_data.value = 0
         self.dut.nand_dq_i.value = 0xFF
         self.dut.wp_n.value = 1
+        self.dut.ddr.value = 0   # SDR: the DDR burst inputs stay idle
+        self.dut.ddr_timing.value = 0
+        self.dut.burst_hold.value = 0
+        self.dut.rd_ready.value = 1
+        self.dut.dqs_delay.value = 0
         self.dut.rst.value = 1
         self.pins.start()
         await ClockCycles(self.dut.clk, 4)
@@ -133,14 +138,22 @@ class TB:
         self.dut.ce_sel.value = 1 << ce
 
     async def request(self, kind: str, byte: int = 0) -> None:
-        """Hand one bus cycle to the PHY; returns once it is taken (not yet run)."""
+        """Hand one bus cycle to the PHY; returns once it is taken (not yet run).
+
+        The request is driven on a falling edge and req_ready read before the rising
+        edge that samples it, so no write races the PHY's sampling edge."""
+        await FallingEdge(self.dut.clk)
         self.dut.req_kind.value = KIND[kind]
         self.dut.req_data.value = byte
         self.dut.req_valid.value = 1
         while True:
+            await ReadOnly()
+            taken = str(self.dut.req_ready.value) == "1"
             await RisingEdge(self.dut.clk)
-            if str(self.dut.req_ready.value) == "1":
+            if taken:
                 break
+            await FallingEdge(self.dut.clk)
+        await FallingEdge(self.dut.clk)
         self.dut.req_valid.value = 0
 
     async def write(self, kind: str, data: bytes) -> None:
@@ -258,4 +271,5 @@ pytest_generate_tests = GRID.generate
 def test_nandlab_onfi_phy(sim: str, clk_ps: int, mode: int) -> None:
     params = {"NUM_CE": 2}
     env = {"NANDLAB_TB_CLK_PS": str(clk_ps), "NANDLAB_TB_MODE": str(mode)}
-    run_set(TOPLEVEL, sim, params, MODULE, f"mode{mode}", env, modules=[TOPLEVEL])
+    run_set(TOPLEVEL, sim, params, MODULE, f"mode{mode}", env,
+            modules=[TOPLEVEL, "nandlab_ddr_io"])

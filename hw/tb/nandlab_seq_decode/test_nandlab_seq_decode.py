@@ -4,8 +4,10 @@ The reference is built from the instruction layouts of spec.yaml
 (`nandlab.ops._generated.OP_LAYOUTS`) and the FPGA rules of docs/fpga.md:
 an unknown opcode is BAD_OPCODE; a reserved arg bit, a field outside its
 range, END without tlast, a POWER stop with no window open or a TIMING
-other than an SDR mode 0..MAX_SDR_MODE without warm-up is BAD_ARG; a bus
-instruction before CE, or CE of a target >= NUM_CE, is NO_TARGET; a valid header with tlast that still needs
+other than a mode the timing tables have (SDR 0..MAX_SDR_MODE, NV-DDR2 and
+Toggle 0..7, NV-DDR3 0..15; no clocked NV-DDR) or with warm-up cycles (not
+built) is BAD_ARG; a bus instruction before CE, or CE of a target >= NUM_CE,
+is NO_TARGET; a valid header with tlast that still needs
 words (trailing words, DIN data) is TRUNCATED. The trailing word count is
 that of the layout, except DIN, whose data streams to the bus as it comes.
 Headers are random, biased towards field limits, under every combination of
@@ -21,6 +23,7 @@ from pathlib import Path
 import cocotb
 import pytest
 from cocotb.triggers import Timer
+from nandlab.onfi_spec.nvddr_timing import DDR_MODES, DdrInterface
 from nandlab.ops._generated import (
     MAX_SDR_MODE,
     OP_LAYOUTS,
@@ -32,6 +35,13 @@ from nandlab.ops.layout import Bytes, Layout, Word
 from nandlab.rtlsim.sim_env import build, run
 
 TOPLEVEL = "nandlab_seq_decode"
+LAST_MODE = {
+    Interface.SDR: MAX_SDR_MODE,
+    Interface.NV_DDR2: len(DDR_MODES[DdrInterface.NV_DDR2]) - 1,
+    Interface.NV_DDR3: len(DDR_MODES[DdrInterface.NV_DDR3]) - 1,
+    Interface.TOGGLE: len(DDR_MODES[DdrInterface.TOGGLE2]) - 1,
+}
+"""Highest mode with a preset per interface (the spec tables); NV-DDR has none."""
 MODULE = Path(__file__).stem
 NUM_CE_ENV = "NANDLAB_TB_NUM_CE"
 
@@ -68,8 +78,7 @@ def expected(hdr: int, last: bool, ce_valid: bool, window: bool, num_ce: int) ->
         or any(not f.lo <= args[f.name] <= f.hi for f in layout.fields)
         or (op == Opcode.END and not last)
         or (op == Opcode.POWER and not args["start"] and not window)
-        or (op == Opcode.TIMING and (args["interface"] != Interface.SDR
-                                     or args["mode"] > MAX_SDR_MODE
+        or (op == Opcode.TIMING and (args["mode"] > LAST_MODE.get(args["interface"], -1)
                                      or args["warmup_out"] or args["warmup_in"]))
     )
     if bad:

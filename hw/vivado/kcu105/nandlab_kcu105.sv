@@ -1,7 +1,10 @@
 // nandlab_kcu105: KCU105 board top: PCIe XDMA IP, nandlab_top_xdma, NAND pin buffers.
 //
 // Board-specific: instantiates the XDMA IP (xdma_0, created by build.tcl)
-// and the DQ IO buffers, so it builds only in Vivado.
+// and the NAND I/O buffers (DQ IOBUFs; RE_n / RE_c through an OBUFDS and
+// DQS / DQS_c through an IOBUFDS for the differential NV-DDR2 modes), so it
+// builds only in Vivado. The PHY's DQS delay (IDELAYE3) and DQS out (ODDRE1)
+// are inside nandlab_top_xdma (USE_XILINX_PRIMS).
 //
 // Clock / reset: PCIe reference clock and PERST# from the edge connector;
 // everything else runs on the IP's axi_aclk.
@@ -20,6 +23,9 @@ module nandlab_kcu105 (
     output wire       nand_ale,
     output wire       nand_we_n,
     output wire       nand_re_n,
+    output wire       nand_re_c,
+    inout  wire       nand_dqs,
+    inout  wire       nand_dqs_c,
     output wire       nand_wp_n,
     input  wire [3:0] nand_rb_n,
     inout  wire [7:0] nand_dq
@@ -72,7 +78,12 @@ module nandlab_kcu105 (
         end
     endgenerate
 
-    nandlab_top_xdma #(.NUM_CE(4), .CLK_PERIOD_PS(8000)) u_top (
+    wire re_n, dqs_i, dqs_o, dqs_oe;
+
+    OBUFDS u_re (.I(re_n), .O(nand_re_n), .OB(nand_re_c));
+    IOBUFDS u_dqs (.I(dqs_o), .T(!dqs_oe), .O(dqs_i), .IO(nand_dqs), .IOB(nand_dqs_c));
+
+    nandlab_top_xdma #(.NUM_CE(4), .CLK_PERIOD_PS(8000), .USE_XILINX_PRIMS(1'b1)) u_top (
         .axi_aclk(axi_aclk), .axi_aresetn(axi_aresetn),
         .s_axis_h2c_tdata(h2c_tdata), .s_axis_h2c_tkeep(h2c_tkeep),
         .s_axis_h2c_tvalid(h2c_tvalid), .s_axis_h2c_tready(h2c_tready),
@@ -90,8 +101,9 @@ module nandlab_kcu105 (
         .s_axil_rdata(axil_rdata), .s_axil_rresp(axil_rresp),
         .s_axil_rvalid(axil_rvalid), .s_axil_rready(axil_rready),
         .nand_ce_n(nand_ce_n), .nand_cle(nand_cle), .nand_ale(nand_ale),
-        .nand_we_n(nand_we_n), .nand_re_n(nand_re_n), .nand_wp_n(nand_wp_n),
-        .nand_rb_n(nand_rb_n), .nand_dq_i(dq_i), .nand_dq_o(dq_o), .nand_dq_oe(dq_oe)
+        .nand_we_n(nand_we_n), .nand_re_n(re_n), .nand_wp_n(nand_wp_n),
+        .nand_rb_n(nand_rb_n), .nand_dq_i(dq_i), .nand_dq_o(dq_o), .nand_dq_oe(dq_oe),
+        .nand_dqs_i(dqs_i), .nand_dqs_o(dqs_o), .nand_dqs_oe(dqs_oe)
     );
 
 endmodule
