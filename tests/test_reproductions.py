@@ -344,7 +344,15 @@ def test_flashcosmos_sec52_from_a_reduced_run(
         ("fig12", "fig12_tmws.png", "| 48 | 1.033 | 1.0276 |"),
         ("fig13", "fig13_tmws.png", "| 32 | 1.363 | 1.3609 |"),
         ("fig14", None, "| 4 blocks, x page read | 1.8 | 1.800 | yes |"),
-        ("sec52", None, "| NOR | 0 | 0 | 1e+09 | 7630 |"),
+        ("sec52", None, "| NOR | 0 | 0 (95 % upper bound 3.8e-09) | 1e+09 | 7630 |"),
+        (
+            "fig11-zero",
+            "fig11_zero_esp.png",
+            (
+                "| zero errors at tESP/tPROG = 2.02 | 0 in 4.83e11 | 0 in 1.02e+09 (95 % upper "
+                "bound 3.8e-09) | 1.02e+09 | yes |"
+            ),
+        ),
     ],
 )
 def test_flashcosmos_committed_report_is_rebuilt_from_its_rows(

@@ -22,6 +22,7 @@ from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from nandlab.analysis import Rate
 from nandlab.dataset.basis import (
     basis_line,
     fitted,
@@ -94,7 +95,7 @@ def analyse(rows: Sequence[Row]) -> dict[str, Any]:
                 "Table 2 fresh",
                 op,
                 "0 (>= 1e9 bit-ops)",
-                _rate(e, n),
+                f"{_rate(e, n)} (95 % upper bound {Rate(e, n).high:.2g})" if n else _rate(e, n),
                 n,
                 "yes" if ok else ("no" if e else "zero, but < 1e9 bits"),
             )
