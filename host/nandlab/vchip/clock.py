@@ -46,6 +46,7 @@ class DieClock:
         self.timing: SdrTiming = sdr(0)
         self.power = PowerLog(power)
         self._planes = planes
+        self._all_pass = (False,) * planes
         self._ops: deque[_OpRecord] = deque(maxlen=4)
 
     @property
@@ -88,7 +89,8 @@ class DieClock:
     ) -> None:
         """An operation that completes at `done_ns`, failed on the planes `fail` marks; its
         status shows the vendor bits `flags` once it is done, until the next one is."""
-        fails = tuple(fail.get(p, False) for p in range(self._planes))
+        # most operations pass on every plane: no per-plane lookups for them
+        fails = tuple(fail.get(p, False) for p in range(self._planes)) if fail else self._all_pass
         self._ops.append(_OpRecord(done_ns, fails, cache, flags))
 
     def complete(self, end_ns: int, fail: dict[int, bool] | None = None, flags: int = 0) -> None:
