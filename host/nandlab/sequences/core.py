@@ -41,7 +41,10 @@ DataOut = int | DoutCompare
 
 def address(cycles: bytes) -> Program:
     """ADDR instructions for any number of address cycles (at most 8 per instruction)."""
-    prog = Program()
+    return _append_address(Program(), cycles)
+
+
+def _append_address(prog: Program, cycles: bytes) -> Program:
     for i in range(0, len(cycles), MAX_ADDR_BYTES):
         prog.addr(bytes(cycles[i : i + MAX_ADDR_BYTES]))
     return prog
@@ -142,10 +145,14 @@ def page_read(
     confirm: int = Cmd.READ_CONFIRM,
 ) -> Program:
     """READ 00h-30h (or another `confirm`, e.g. a vendor soft-bit read): busy tR, data out."""
-    prog = Program().cmd(Cmd.READ) + address(cycles)
+    prog = _append_address(Program(_READ), cycles)
     if isinstance(out, int):
         return prog.extend(_read_tail(t, out, timeout_ns, confirm))
     return prog + Program().cmd(confirm) + busy(t, timeout_ns) + data_out(t, out)
+
+
+_READ = tuple(Program().cmd(Cmd.READ))
+"""The READ (00h) instruction, built once: an instruction checks its fields when made."""
 
 
 @lru_cache(maxsize=64)
