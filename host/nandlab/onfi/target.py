@@ -100,6 +100,8 @@ class Target:
         self._ident: Identification | None = None
         self._geometry: ChipGeometry | None = None
         self._timing_mode = 0
+        # (identification, timing mode, profile, their Timeouts): every array operation asks
+        self._timeouts: tuple[Identification | None, int, Profile | None, Timeouts] | None = None
         self.wear = WearTally()
         """Erases of every program run on this target since the chip ledger last took them."""
 
@@ -146,15 +148,21 @@ class Target:
     def timeouts(self) -> Timeouts:
         """tR / tPROG / tBERS from the parameter page (a default before it is read), and tFEAT
         (ONFI's 1 us, or the profile's when longer), each x TIMEOUT_SAFETY."""
+        kept, profile = self._timeouts, self.transport.profile
+        if (kept is not None and kept[0] is self._ident and kept[1] == self._timing_mode
+                and kept[2] is profile):
+            return kept[3]
         feat_ns = self.sdr.tFEAT
-        if self.transport.profile is not None:
-            feat_ns = max(feat_ns, round(self.transport.profile.timing.t_feat_us * 1000))
-        return Timeouts(
+        if profile is not None:
+            feat_ns = max(feat_ns, round(profile.timing.t_feat_us * 1000))
+        timeouts = Timeouts(
             read=self._declared_timeout("t_r_us"),
             program=self._declared_timeout("t_prog_us"),
             erase=self._declared_timeout("t_bers_us"),
             feature=feat_ns * TIMEOUT_SAFETY,
         )
+        self._timeouts = (self._ident, self._timing_mode, profile, timeouts)
+        return timeouts
 
     def _declared_timeout(self, field: str) -> int:
         if self._ident is None:
