@@ -109,7 +109,7 @@ class DieBus:
         append = results.append
         start = self.now
         run = _Run(self, start)
-        handlers = run.handlers
+        handlers = _HANDLERS
         dies = self.dies
         die0 = dies[0] if len(dies) == 1 else None
         used = 0
@@ -123,7 +123,7 @@ class DieBus:
             handler = handlers.get(type(ins))
             try:
                 # a class without its own handler (a subclass) takes the generic path
-                record = run.step(index, ins) if handler is None else handler(index, ins)
+                record = run.step(index, ins) if handler is None else handler(run, index, ins)
             except _Stop as stop:
                 run.tick()
                 append(ErrorRecord(stop.code, index))
@@ -166,8 +166,8 @@ def _record_words(ins: Dout | DoutCompare) -> int:
 class _Run:
     """State of one program run: selected die, open power window.
 
-    `handlers` maps each instruction class to the bound method that runs it, so an
-    instruction costs one dict lookup to dispatch.
+    `_HANDLERS` maps each instruction class to the method that runs it, so an
+    instruction costs one dict lookup to dispatch (the table is built once, not per run).
     """
 
     def __init__(self, bench: DieBus, start_ns: int) -> None:
@@ -175,21 +175,6 @@ class _Run:
         self.start_ns = start_ns
         self.die: VirtualDie | None = None
         self.window: tuple[int, int] | None = None  # (t0_ns, period_ns)
-        self.handlers: dict[type, Callable[[int, Any], Record | None]] = {
-            Ce: self._ce,
-            Delay: self._delay,
-            Mark: self._mark,
-            Power: self._power_step,
-            Timing: self._timing,
-            Gpio: self._gpio,
-            Cmd: self._cmd,
-            Addr: self._addr,
-            Din: self._din,
-            DinPattern: self._din_pattern,
-            Dout: self._dout,
-            DoutCompare: self._dout_compare,
-            WaitRdy: self._wait_rdy,
-        }
 
     def _selected(self) -> VirtualDie:
         if self.die is None:
@@ -205,9 +190,9 @@ class _Run:
     def step(self, index: int, ins: Instruction) -> Record | None:
         """Run one instruction (dispatch by its class, or its nearest known base class)."""
         for kind in type(ins).__mro__:
-            handler = self.handlers.get(kind)
+            handler = _HANDLERS.get(kind)
             if handler is not None:
-                return handler(index, ins)
+                return handler(self, index, ins)
         self._selected()
         raise _Stop(ErrorCode.BAD_OPCODE)
 
@@ -291,6 +276,23 @@ class _Run:
             total = trace if total is None else total + trace
         assert total is not None
         return PowerRecord(period, np.clip(total, 0, U32_MAX).tolist())
+
+
+_HANDLERS: dict[type, Callable[[_Run, int, Any], Record | None]] = {
+    Ce: _Run._ce,
+    Delay: _Run._delay,
+    Mark: _Run._mark,
+    Power: _Run._power_step,
+    Timing: _Run._timing,
+    Gpio: _Run._gpio,
+    Cmd: _Run._cmd,
+    Addr: _Run._addr,
+    Din: _Run._din,
+    DinPattern: _Run._din_pattern,
+    Dout: _Run._dout,
+    DoutCompare: _Run._dout_compare,
+    WaitRdy: _Run._wait_rdy,
+}
 
 
 def diagnose(words: bytes) -> tuple[ErrorCode, int]:
