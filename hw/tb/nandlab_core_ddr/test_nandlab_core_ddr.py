@@ -19,8 +19,8 @@ checker must report the captures outside it (tDQSQ before, tQH after).
 
 Quick grid (`pytest hw/tb`): NV-DDR3 mode 10 (800 MT/s rated, run at one
 byte per clock) at 200 MHz on Icarus and NV-DDR2 mode 4 at 200 MHz on
-Verilator; `--rtl-full`: NV-DDR2 modes 0..7, NV-DDR3 modes 0..10 at 100 and
-200 MHz on both simulators.
+Verilator; `--rtl-full`: every NV-DDR2 mode 0..7 and NV-DDR3 mode 0..10 at
+200 MHz on Icarus, and NV-DDR2 0 / NV-DDR3 10 at 100 MHz on Verilator.
 """
 
 from __future__ import annotations
@@ -161,10 +161,10 @@ GRID = Grid(
     ("sim", "clk_ps", "interface", "mode", "skew_ps"),
     quick=[("icarus", 5_000, Interface.NV_DDR3, 10, 600),
            ("verilator", 5_000, Interface.NV_DDR2, 4, -300)],
-    full=[(sim, clk, Interface.NV_DDR2, m, 500) for sim in ("icarus", "verilator")
-          for clk in (10_000, 5_000) for m in range(8)]
-    + [(sim, clk, Interface.NV_DDR3, m, 300) for sim in ("icarus", "verilator")
-       for clk in (10_000, 5_000) for m in range(11)],
+    full=[("icarus", 5_000, Interface.NV_DDR2, m, 500) for m in range(8)]
+    + [("icarus", 5_000, Interface.NV_DDR3, m, 300) for m in range(11)]
+    + [("verilator", 10_000, Interface.NV_DDR2, 0, 1000),
+       ("verilator", 10_000, Interface.NV_DDR3, 10, 200)],
 )
 """(simulator, clock period ps, interface, mode, injected DQ skew ps)."""
 pytest_generate_tests = GRID.generate
