@@ -90,7 +90,8 @@ test-e2e: setup
 	$(PYTEST) tests
 
 # cocotb testbenches of the RTL (hw/tb/<module>/), each over its quick grid;
-# test-rtl-full runs every SDR mode on both simulators (about 10 minutes more).
+# test-rtl-full runs every SDR mode on both simulators and every NV-DDR2 / NV-DDR3
+# mode on Icarus (about 30 minutes more).
 test-rtl: setup
 	$(PYTEST) hw/tb
 
