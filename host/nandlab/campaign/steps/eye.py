@@ -13,7 +13,8 @@ that lane at that interface mode.
 
 Rows: one `eye_scan` row per (mode, tap, lane) with bits, bit_errors and the
 capture delay; one `eye_window` row per (mode, lane) with the window's first
-and last passing delay, its width and its centre (capture_delay_ps). With
+and last passing delay, its width and its centre (capture_delay_ps), where
+each lane's capture delay is left, as read training leaves it. With
 `modes`, the scan runs at each interface mode in turn (each one the part and
 the bench offer); without, at the chip's DDR interface, negotiated first when
 the chip is in SDR. The chip returns to the interface it had.
@@ -30,6 +31,7 @@ from nandlab.campaign.fields import Strict
 from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, UnitError, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.readback import page_address, page_data
+from nandlab.errors import TransportError
 from nandlab.onfi.interface import NegotiatedInterface
 from nandlab.ops import Program
 from nandlab.sequences import core
@@ -85,6 +87,26 @@ def scan(eye: EyeScanner, program: Any, expected: bytes, taps: list[int]
     return counts
 
 
+def centre(eye: EyeScanner, program: Program, expected: bytes, taps: list[int],
+           counts: dict[int, list[int]]) -> None:
+    """Leave every lane at the middle of its window, as read training does, and read once
+    there: the chip reads right after the scan (whose last tap is usually outside the eye),
+    and a centre that does not read back at the lane's floor is an error, not a window."""
+    floors = []
+    for lane, errs in counts.items():
+        found = windows(errs)
+        assert found is not None
+        eye.set_capture_delay(lane, taps[(found[0] + found[1]) // 2])
+        floors.append(found[2])
+    got = eye.lane_bit_errors(program, expected)
+    worse = [lane for lane, (e, f) in enumerate(zip(got, floors, strict=True)) if e > f]
+    if worse:
+        raise TransportError(
+            f"the data eye's centre did not read back on lane(s) {worse}: {list(got)} bit "
+            f"errors where the scan saw {floors}; the capture is not stable"
+        )
+
+
 class Eye(StepKind[EyeStep]):
     name = "eye"
 
@@ -136,6 +158,7 @@ class Eye(StepKind[EyeStep]):
             program = Program().ce(chip.ce) + core.change_read_column(column, chip.t_ccs, p.bytes)
             counts = scan(eye, program, expected, taps)
             rows += _rows(base, now, eye, taps, counts, p.bytes)
+            centre(eye, program, expected, taps, counts)
             at.progress("eye scan", i + 1, len(targets))
         if (chip.interface.interface, chip.interface.mode) != (start.interface, start.mode):
             chip.use_interface(start.interface, start.mode)
