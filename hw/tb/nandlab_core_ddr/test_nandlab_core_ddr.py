@@ -54,7 +54,7 @@ PARAMS = {"NUM_CE": 1}
 TIMEOUT_US = 5000
 MARGINS_FILE = "margins.json"
 EYE_FILE = "eye.json"
-EYE_STEP = 16
+EYE_STEP = 32
 """Taps between eye-scan points."""
 EYE_BYTES = 48
 """Bytes of the parameter page each scan point reads."""
