@@ -1,0 +1,131 @@
+"""The DDR half of the pin adapter (`nandlab.rtlsim.onfi_pins.OnfiPins`).
+
+While SET FEATURES 01h holds the selected die in NV-DDR2 / NV-DDR3, OnfiPins
+hands every pin change to `_step_ddr`: command and address cycles stay WE#
+rises; after a command or address the first RE# fall is the read preamble,
+every later RE# edge reads one byte and the die's DQS edge follows
+`dqs_out_ps` later (edge-aligned, DQ valid tDQSQ..tQH after it, shifted by
+`dq_skew_ps`); every DQS edge the controller drives after its preamble
+latches DQ. Every edge goes to the DDR checker (`ddr_checker`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cocotb
+from cocotb.simtime import get_sim_time
+from cocotb.triggers import Timer
+
+from nandlab.vchip.die import VirtualDie
+from nandlab.vchip.pin_timing import PS_PER_NS as PS
+from nandlab.vchip.pin_timing import SdrTimingChecker
+from nandlab.vchip.pin_timing_ddr import DdrTimingChecker
+
+
+class DdrDiePins:
+    """DDR data cycles of the dies on the pins; OnfiPins sets the state below."""
+
+    pin: dict[str, Any]
+    num_ce: int
+    selected: int | None
+    strobes: list[tuple[int, str]]
+    sdr_checker: SdrTimingChecker
+    ddr_checker: DdrTimingChecker
+    dqs_out_ps: int
+    dq_skew_ps: int
+    _rd_burst: bool
+    _wr_burst: bool
+    _die_dqs: int
+
+    @staticmethod
+    def now_ps() -> int:
+        return round(get_sim_time("ps"))
+
+    # OnfiPins' die and checker plumbing, declared for the DDR cycles below
+    def _apply_wp(self, wp_n: int) -> None: ...
+    def _update_mode(self) -> None: ...
+    def _latch(self, t: int, pins: dict[str, int]) -> None: ...
+    def _die(self) -> VirtualDie | None: ...
+    def _sync_dies(self, t_ns: int) -> None: ...
+    def _raise_new(self) -> None: ...
+
+    def _step_ddr(self, t: int, prev: dict[str, int], now: dict[str, int]) -> None:
+        """One change of the controller's pins while the selected die runs NV-DDR2 / NV-DDR3."""
+        chk = self.ddr_checker
+        all_high = (1 << self.num_ce) - 1
+        if now["ce"] != prev["ce"]:
+            low = [k for k in range(self.num_ce) if not now["ce"] >> k & 1]
+            if len(low) > 1:
+                self.sdr_checker.rule(False, "CE#", t, f"targets {low} selected at once")
+            self.selected = low[0] if low else None
+            chk.edge(t, "ce_n", int(now["ce"] == all_high))
+            self._end_bursts(t)
+            self._update_mode()
+        if now["wp_n"] != prev["wp_n"]:
+            self._apply_wp(now["wp_n"])
+            chk.edge(t, "wp_n", now["wp_n"])
+        for pin in ("we_n", "re_n", "cle", "ale", "dq", "dq_oe"):
+            if now[pin] != prev[pin]:
+                chk.edge(t, pin, now[pin])
+                if pin == "re_n":
+                    chk.edge(t, "re_c", 1 - now[pin])
+        if now["we_n"] != prev["we_n"]:
+            self._end_bursts(t)
+            if now["we_n"] == 1 and (prev["cle"] or prev["ale"]):
+                self.strobes.append((t, "cmd" if prev["cle"] else "addr"))
+                self._latch(t, prev)
+        if now["dqs_oe"] != prev["dqs_oe"]:
+            self._wr_burst = bool(now["dqs_oe"]) and not now["dqs"]
+        if now["dqs_oe"] and now["dqs"] != prev["dqs"]:
+            chk.edge(t, "dqs", now["dqs"])
+            chk.edge(t, "dqs_c", 1 - now["dqs"])
+            if self._wr_burst:
+                self.strobes.append((t, "din"))
+                die = self._die()
+                if die is not None:
+                    self._sync_dies(t // PS)
+                    die.write(bytes([prev["dq"]]))
+        if now["re_n"] != prev["re_n"]:
+            if not self._rd_burst:
+                self._rd_burst = now["re_n"] == 0   # the preamble's fall carries no data
+            else:
+                self.strobes.append((t, "dout"))
+                self._ddr_read(t, now["re_n"])
+        self._raise_new()
+
+    def _end_bursts(self, t: int) -> None:
+        """A command, an address or CE# ends any burst; the die parks its DQS low."""
+        self._rd_burst = False
+        if self._die_dqs:
+            self._die_dqs = 0
+            cocotb.start_soon(self._park_dqs())
+
+    async def _park_dqs(self) -> None:
+        await Timer(1, unit="ps")  # pins cannot change in the ReadOnly phase of the edge
+        self.pin["dqs_i"].value = 0
+        self.ddr_checker.edge(self.now_ps(), "dqs", 0)
+        self.ddr_checker.edge(self.now_ps(), "dqs_c", 1)
+
+    def _ddr_read(self, t: int, level: int) -> None:
+        die = self._die()
+        if die is None:
+            byte = 0xFF
+        else:
+            self._sync_dies(t // PS)
+            byte = die.read(1)[0]
+        cocotb.start_soon(self._drive_ddr_out(t + self.dqs_out_ps, level, byte))
+
+    async def _drive_ddr_out(self, edge_ps: int, level: int, byte: int) -> None:
+        """The die's DQS edge at edge_ps with DQ valid from tDQSQ to tQH after it (+ skew)."""
+        lim = self.ddr_checker.limits
+        await Timer(max(edge_ps - self.now_ps(), 1), unit="ps")
+        self._die_dqs = level
+        self.pin["dqs_i"].value = level
+        self.pin["dq_i"].value = byte ^ 0xFF
+        self.ddr_checker.edge(self.now_ps(), "dqs", level)
+        self.ddr_checker.edge(self.now_ps(), "dqs_c", 1 - level)
+        await Timer(max(lim.tDQSQ + self.dq_skew_ps, 1), unit="ps")
+        self.pin["dq_i"].value = byte
+        await Timer(max(lim.tQH - lim.tDQSQ, 1), unit="ps")
+        self.pin["dq_i"].value = byte ^ 0xFF
