@@ -106,7 +106,7 @@ def test_fpga_path_answers_as_the_chip_and_the_host(fpga: tuple[Chip, Bench]) ->
 
 
 def test_worn_pages_fall_back_and_stay_right(fpga: tuple[Chip, Bench]) -> None:
-    """10K P/E + 2 years at 30 °C: the board's 17-pass decoder fails every page here and the
+    """10K P/E + 3 years at 30 °C: the board's 17-pass decoder fails every page here and the
     controller's min-sum path answers, the sub-page straddle included."""
     chip, bench = fpga
     data = texts(8, chip.geometry.page_bytes)
@@ -114,7 +114,7 @@ def test_worn_pages_fall_back_and_stay_right(fpga: tuple[Chip, Bench]) -> None:
     scan = CoxPmScan(chip, matcher=bench.matcher)
     for p, text in data.items():
         scan.store(8, p, text)
-    bench.oven.bake(30.0, 2 * 8766.0)
+    bench.oven.bake(30.0, 3 * 8766.0)
     scan.set_patterns([*PATTERNS, STRADDLE, SPLIT])
     got = scan.scan(8, range(PAGES))
     assert [a.path for a in got] == ["fallback"] * PAGES
