@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from nandlab.onfi import Chip
 from nandlab.ops import Program
 from nandlab.transport import open_bench
 from nandlab.transport.ftdi import FtdiTransport
@@ -49,9 +50,11 @@ def bench_at(url: str | None, busy: str) -> Iterator[FtdiTransport]:
         assert device.bus.violations == [], device.bus.violations
 
 
-def page_read(row: int) -> Program:
+def page_read(row: int, timeout_ns: int) -> Program:
+    """A page read as the chip layer issues it: WAIT_RDY's timeout is 4 x the declared tR,
+    and the FT2232H samples R/B# over 1.25 x that declared tR."""
     return (Program().ce(0).cmd(0x00).addr(bytes(2) + row.to_bytes(3, "little")).cmd(0x30)
-            .delay(200).wait_rdy(10_000_000).delay(120).dout(PAGE))
+            .delay(200).wait_rdy(timeout_ns).delay(120).dout(PAGE))
 
 
 def main() -> None:
@@ -67,12 +70,15 @@ def main() -> None:
             if busy == BUSY_MODES[0]:
                 print("published_readers_round_trips_per_page: 1 per R/B# poll + "
                       f"{-(-PAGE // bench.ctrl.reply_chunk_bytes)} for the data")
-            bench.run(page_read(0)).raise_for_errors()  # warm up (JIT, caches)
+            chip = Chip(bench)
+            chip.identify()
+            timeout = chip.timeouts.read
+            bench.run(page_read(0, timeout)).raise_for_errors()  # warm up (JIT, caches)
             bench.stats.reset()
             busy_ns: list[int] = []
             t0 = time.perf_counter()
             for i in range(args.reads):
-                results = bench.run(page_read(i))
+                results = bench.run(page_read(i, timeout))
                 results.raise_for_errors()
                 busy_ns += results.busy_ns
             wall = time.perf_counter() - t0

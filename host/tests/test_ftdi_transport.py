@@ -36,9 +36,10 @@ def bench(request: pytest.FixtureRequest) -> Iterator[Transport]:
         yield virtual
 
 
-def page_read_program(page_bytes: int, row: bytes = b"\x00\x00\x00") -> Program:
+def page_read_program(page_bytes: int, row: bytes = b"\x00\x00\x00",
+                      timeout_ns: int = 5_000_000) -> Program:
     return (Program().ce(0).cmd(0x00).addr(b"\x00\x00" + row).cmd(0x30).delay(T_WB)
-            .wait_rdy(5_000_000).delay(T_WHR).dout(page_bytes))
+            .wait_rdy(timeout_ns).delay(T_WHR).dout(page_bytes))
 
 
 # ---------------------------------------------------------------- on any bench
@@ -88,8 +89,10 @@ def test_patterns_and_compare_run_on_the_host(bench: Transport) -> None:
 
 def test_page_read_is_one_round_trip_and_meets_onfi_timing() -> None:
     with virtual_ftdi_bench(record_edges=False) as (bench, device):
+        chip = Chip(bench)
+        chip.identify()  # the WAIT_RDY timeout the chip layer sets: 4 x the declared tR
         bench.stats.reset()
-        results = bench.run(page_read_program(16384))
+        results = bench.run(page_read_program(16384, timeout_ns=chip.timeouts.read))
         results.raise_for_errors()
         stats = bench.stats
         assert len(results.data[0]) == 16384

@@ -47,11 +47,17 @@ def _reads_physics(node: ast.AST) -> bool:
     return False
 
 
-@pytest.mark.parametrize("package", [*CONTROLLER, "characterization"])
+# the transports and drivers of real hardware plan from what the chip declares, too
+REAL_HARDWARE = ("transport/ftdi", "firmware", "instruments")
+
+
+@pytest.mark.parametrize("package", [*CONTROLLER, *REAL_HARDWARE, "characterization"])
 def test_controller_never_reads_physics(package: str) -> None:
-    """Nothing on the controller side, nor the reproductions' analyses, reads a profile's
-    physics, by attribute, key or getattr (file and line named)."""
+    """Nothing on the controller side, nor the real-hardware transports and drivers, nor the
+    reproductions' analyses, reads a profile's physics, by attribute, key or getattr (file
+    and line named)."""
     root = REPO / "characterization" if package == "characterization" else HOST / package
+    assert root.is_dir(), root
     reads = [
         f"{path.relative_to(REPO)}:{node.lineno}"
         for path in _modules(root)

@@ -32,7 +32,7 @@ from nandlab.onfi.wear import WearTally
 from nandlab.onfi_spec import parampage
 from nandlab.onfi_spec.opcodes import PARAMETER_PAGE_BYTES, UNIQUE_ID_BYTES, Feature, Status
 from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
-from nandlab.ops import ErrorCode, Program, Results
+from nandlab.ops import WAIT_TIMEOUT_MARGIN, ErrorCode, Program, Results
 from nandlab.profiles import Profile
 from nandlab.profiles.features import FeatureRole, declared_features
 from nandlab.profiles.model import ReadReference
@@ -40,7 +40,7 @@ from nandlab.sequences import core
 from nandlab.sequences.testmode import in_test_mode
 from nandlab.sequences.vendor import array_mode
 
-TIMEOUT_SAFETY = 4
+TIMEOUT_SAFETY = WAIT_TIMEOUT_MARGIN
 """WAIT_RDY timeouts = this x the parameter page maximum (tR, tPROG, tBERS)."""
 DEFAULT_TIMEOUT_NS = 50_000_000
 """Timeout of RESET (tRST) and, before the parameter page is known, of array operations."""

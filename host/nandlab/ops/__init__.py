@@ -27,6 +27,7 @@ from nandlab.ops._generated import (
 )
 from nandlab.ops.pattern import Pattern, pattern_bytes
 from nandlab.ops.program import (
+    WAIT_TIMEOUT_MARGIN,
     Addr,
     Ce,
     Cmd,
@@ -92,6 +93,7 @@ __all__ = [
     "ResultTag",
     "Results",
     "Timing",
+    "WAIT_TIMEOUT_MARGIN",
     "WaitRdy",
     "decode_results",
     "encode_results",

@@ -114,6 +114,12 @@ class DoutCompare(_Patterned):
     chunk: int
 
 
+WAIT_TIMEOUT_MARGIN = 4
+"""A WAIT_RDY's timeout is this x the busy time the chip declares (the parameter page's
+tR / tPROG / tBERS maximum), so a transport that must plan for the busy period (the FT2232H's
+R/B# samples) can take the declared maximum back from the timeout, not from a model."""
+
+
 @dataclass(frozen=True)
 class WaitRdy(Instruction):
     """Wait up to `timeout_ns` (u32, ns) for R/B# high; one BUSY record or ERROR TIMEOUT."""

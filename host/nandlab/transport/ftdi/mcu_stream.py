@@ -16,8 +16,9 @@ FT2232H releases I/O0 there, and the board's pull-down protects the chip).
 
 A WAIT_RDY becomes: a tWB gap, K back-to-back R/B# samples (83h, one every
 `rb_sample_ns`), then 88h. The samples measure the busy time in the stream
-(resolution one sample period); K covers 1.25x the busy time the profile
-expects for the confirm command, capped by the board's `rb_max_samples`
+(resolution one sample period); K covers 1.25x the longest busy time the chip
+declares for the confirm command (ONFI's tDBSY / tFEAT for the short ones),
+capped by the board's `rb_max_samples`
 (8192 x 100 ns = 819 µs: reads and programs; an erase outlasts it and its
 busy time is then a lower bound plus host time). 88h guarantees the stream
 goes on only once R/B# is high, whatever the samples saw. Time in the stream
@@ -86,22 +87,26 @@ class _State:
     steps: list[Step] = field(default_factory=list)
 
 
-def expected_busy_ns(profile: Profile | None, confirm: int | None) -> float:
-    """The longest busy time the profile expects after confirm command `confirm` (ns)."""
-    if profile is None:
-        return 3_000_000.0
-    t = profile.timing
-    bits = {"slc": 1, "mlc": 2, "tlc": 3}[profile.geometry.cell]
-    loop_us = profile.physics.ispp.t_loop_us if profile.physics is not None else 20.0
-    read_us = t.t_read_base_us + t.t_sense_us * ((1 << bits) - 1) + t.t_cache_xfer_us
-    table = {
-        0x30: read_us, 0x31: read_us, 0x3F: read_us, 0x35: read_us, 0x32: 1.0,
-        0x10: t.t_prog_base_us + 40 * bits * loop_us, 0x15: t.t_prog_base_us + 40 * bits * loop_us,
-        0x11: 1.0, 0xD0: t.t_erase_base_us + 8 * t.t_erase_pulse_us, 0xD1: 1.0,
-        0xFF: t.t_rst_us, 0xFC: t.t_rst_us, 0xFA: t.t_rst_us,
-        0xEF: t.t_feat_us, 0xEE: t.t_feat_us, 0xEC: 25.0, 0xED: 25.0,
-    }
-    return 1000.0 * table.get(confirm if confirm is not None else -1, max(read_us, 100.0))
+SHORT_BUSY_US = {
+    0x32: 1.0, 0x11: 1.0, 0xD1: 1.0,  # tDBSY: ONFI's maximum after a multi-plane confirm
+    0xEF: 1.0, 0xEE: 1.0,  # tFEAT: ONFI's maximum after SET / GET FEATURES
+    0xEC: 25.0, 0xED: 25.0,  # parameter page / unique ID, asked before the page is known
+}
+"""Busy periods planned from ONFI's fixed figures, not from the chip's declared maxima (us)."""
+BUSY_WINDOW_MARGIN = 1.25
+"""R/B# samples cover this x the declared maximum: a part slower than it says is still measured."""
+
+
+def expected_busy_ns(confirm: int | None, timeout_ns: int) -> float:
+    """The busy time to plan R/B# samples for after confirm command `confirm` (ns).
+
+    Only what the chip or ONFI says: the short busy periods from ONFI's figures, the
+    array operations from the chip's declared maximum, which the chip layer put into the
+    WAIT_RDY timeout (`ops.WAIT_TIMEOUT_MARGIN` x the parameter page's tR / tPROG / tBERS).
+    """
+    if confirm in SHORT_BUSY_US:
+        return 1000.0 * SHORT_BUSY_US[confirm]
+    return timeout_ns / ops.WAIT_TIMEOUT_MARGIN
 
 
 class McuCompiler:
@@ -233,8 +238,7 @@ class McuCompiler:
         if st.last == "cmd":
             out += self._pad(st, s.tWB)
         gap = st.gap_ns if st.last == "cmd" else gap_before
-        expected = expected_busy_ns(self.profile, st.last_cmd)
-        window = 1.25 * expected
+        window = BUSY_WINDOW_MARGIN * expected_busy_ns(st.last_cmd, ins.timeout_ns)
         period = c.rb_sample_ns
         samples = min(c.rb_max_samples, math.ceil(window / period)) if self.sample_busy else 0
         out += bytes((GET_BITS_HIGH,)) * samples
