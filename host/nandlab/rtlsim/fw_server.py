@@ -26,29 +26,11 @@ import cocotb
 from cocotb.triggers import ClockCycles
 
 from nandlab.rtlsim.ctrl_bench import BenchConfig
+from nandlab.rtlsim.frames import read_frame, reply
 from nandlab.rtlsim.fw_harness import boot, read_word, write_word
 
 SOCKET_ENV = "NANDLAB_FW_SOCKET"
 U32 = struct.Struct("<I")
-OK, FAIL = 0, 1
-
-
-def read_frame(sock: socket.socket) -> bytes:
-    return _read_exact(sock, U32.unpack(_read_exact(sock, U32.size))[0])
-
-
-def write_frame(sock: socket.socket, payload: bytes) -> None:
-    sock.sendall(U32.pack(len(payload)) + payload)
-
-
-def _read_exact(sock: socket.socket, n: int) -> bytes:
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            raise ConnectionError("the host closed the connection")
-        buf += chunk
-    return bytes(buf)
 
 
 @cocotb.test()
@@ -60,22 +42,22 @@ async def serve(dut: Any) -> None:
     sock.connect(os.environ[SOCKET_ENV])
     try:
         while True:
-            frame = read_frame(sock)
+            _, frame = read_frame(sock)
             if not frame:
                 break
             kind, args = frame[:1], [U32.unpack_from(frame, 1 + 4 * i)[0]
                                      for i in range((len(frame) - 1) // 4)]
             if kind == b"R":
-                reply = U32.pack(await read_word(dut, args[0]))
+                answer = U32.pack(await read_word(dut, args[0]))
             elif kind == b"W":
                 await write_word(dut, args[0], args[1])
-                reply = b""
+                answer = b""
             elif kind == b"C":
                 await ClockCycles(dut.clk, args[0])
-                reply = b""
+                answer = b""
             else:
-                write_frame(sock, bytes([FAIL]) + f"unknown frame {kind!r}".encode())
+                reply(sock, error=f"unknown frame {kind!r}")
                 continue
-            write_frame(sock, bytes([OK]) + reply)
+            reply(sock, answer)
     finally:
         sock.close()

@@ -25,37 +25,11 @@ import struct
 import cocotb
 
 from nandlab.rtlsim.ctrl_bench import CtrlBench
+from nandlab.rtlsim.frames import REG_WRITE, SCAN, read_frame, reply
 
 SOCKET_ENV = "NANDLAB_RTL_SOCKET"
-LEN = struct.Struct("<I")
-REG_WRITE = 1 << 31
-"""Length flag of a register-write frame."""
-SCAN = 1 << 30
-"""Length flag of a data-eye scan program."""
 CAPTURE_WINDOW = frozenset({"tDQSQ", "tQH"})
 REG_FRAME = struct.Struct("<II")
-OK, FAIL = 0, 1
-
-
-def read_frame(sock: socket.socket) -> tuple[int, bytes]:
-    """(flags, payload) of the next frame."""
-    header = LEN.unpack(_read_exact(sock, LEN.size))[0]
-    flags = header & (REG_WRITE | SCAN)
-    return flags, _read_exact(sock, header & ~flags)
-
-
-def write_frame(sock: socket.socket, payload: bytes) -> None:
-    sock.sendall(LEN.pack(len(payload)) + payload)
-
-
-def _read_exact(sock: socket.socket, n: int) -> bytes:
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            raise ConnectionError("the rtl:// host closed the connection")
-        buf += chunk
-    return bytes(buf)
 
 
 @cocotb.test()
@@ -72,7 +46,7 @@ async def serve(dut) -> None:
             if flags & REG_WRITE:
                 offset, value = REG_FRAME.unpack(words)
                 await bench.csr.write_dword(offset, value)
-                write_frame(sock, bytes([OK]))
+                reply(sock)
                 continue
             if not words:
                 break
@@ -83,10 +57,8 @@ async def serve(dut) -> None:
                 violations = [v for v in violations if v.param not in CAPTURE_WINDOW]
             if violations:
                 text = "; ".join(str(v) for v in violations[:5])
-                write_frame(
-                    sock, bytes([FAIL]) + f"ONFI timing violation: {text}".encode()
-                )
+                reply(sock, error=f"ONFI timing violation: {text}")
             else:
-                write_frame(sock, bytes([OK]) + result)
+                reply(sock, result)
     finally:
         sock.close()

@@ -36,6 +36,7 @@ from nandlab.firmware import Mailbox, Permit
 from nandlab.firmware.loops import MailboxLoops
 from nandlab.ops import Program, Results, decode_results
 from nandlab.profiles import Profile, load_profile
+from nandlab.rtlsim import frames
 from nandlab.transport.base import Transport
 from nandlab.transport.roles import Roles
 
@@ -47,7 +48,6 @@ CONNECT_TIMEOUT_S = 600.0
 POLL_CLOCKS = 200
 SOCKET_ENV = "NANDLAB_FW_SOCKET"
 """Where nandlab.rtlsim.fw_server connects (its frames are this module's `_Port`'s)."""
-_LEN = struct.Struct("<I")
 _U32 = struct.Struct("<I")
 
 
@@ -64,23 +64,12 @@ class _Port:
 
     def _call(self, payload: bytes) -> bytes:
         try:
-            self.sock.sendall(_LEN.pack(len(payload)) + payload)
-            reply = self._recv(_LEN.unpack(self._recv(_LEN.size))[0])
+            return frames.request(self.sock, payload)
+        except frames.FrameError as exc:
+            raise TransportError(str(exc)) from None
         except OSError as exc:
             raise TransportError(f"the firmware simulation stopped ({exc}); log: {self.log}") \
                 from None
-        if reply[0] != 0:
-            raise TransportError(reply[1:].decode(errors="replace"))
-        return reply[1:]
-
-    def _recv(self, n: int) -> bytes:
-        buf = bytearray()
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            if not chunk:
-                raise ConnectionError("the simulation closed the socket")
-            buf += chunk
-        return bytes(buf)
 
     def read32(self, offset: int) -> int:
         return int(_U32.unpack(self._call(b"R" + _U32.pack(CSR_BASE + offset)))[0])
@@ -221,7 +210,7 @@ class FirmwareRtlTransport(Transport):
             return
         self._closed = True
         with contextlib.suppress(OSError):
-            self._sock.sendall(_LEN.pack(0))
+            self._sock.sendall(frames.END)
         self._thread.join(timeout=60)
         self._sock.close()
         self._listener.close()

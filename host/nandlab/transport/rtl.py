@@ -40,6 +40,7 @@ from typing import Any
 from nandlab.errors import BenchURLError, TransportError
 from nandlab.ops import Interface, Program, Results, Timing, decode_results
 from nandlab.profiles import Profile, load_profile
+from nandlab.rtlsim import frames
 from nandlab.transport.base import Transport
 from nandlab.transport.fpga_coxpm import FpgaCoxPm
 from nandlab.transport.roles import Roles
@@ -51,11 +52,6 @@ RTL_FORM = ("rtl://PROFILE?seed=N&dies=K&sim=verilator|icarus (or rtl://?profile
 MAX_RTL_DIES = 4
 SIMULATORS = ("verilator", "icarus")
 CONNECT_TIMEOUT_S = 600.0
-_LEN = struct.Struct("<I")
-_REG_WRITE = 1 << 31
-"""Length flag of a register-write frame (nandlab.rtlsim.rtl_server)."""
-_SCAN = 1 << 30
-"""Length flag of a data-eye scan program: captures outside the die's window are its measure."""
 _REG = struct.Struct("<II")
 _KEYS = frozenset({"seed", "dies", "sim", "profile", "fresh", "firmware"})
 BENCH_CAPABILITIES = frozenset({"din_pattern", "dout_compare", "fpga_coxpm", "nv-ddr2",
@@ -253,11 +249,11 @@ class RtlTransport(Transport):
         """Run a read of a data-eye scan: DQ captured outside the die's output window
         (tDQSQ, tQH) is not a timing error here, bit errors show it."""
         words = program.encode()
-        return decode_results(self._exchange(_LEN.pack(_SCAN | len(words)) + words))
+        return decode_results(self._exchange(words, frames.SCAN))
 
     def write_reg(self, offset: int, value: int) -> None:
         """Write a controller register (nandlab.regs offsets) between programs."""
-        self._exchange(_LEN.pack(_REG_WRITE | _REG.size) + _REG.pack(offset, value))
+        self._exchange(_REG.pack(offset, value), frames.REG_WRITE)
 
     def run_encoded(self, words: bytes) -> bytes:
         """Run an encoded program (malformed ones too: the RTL reports them) -> result words."""
@@ -265,32 +261,20 @@ class RtlTransport(Transport):
             raise TransportError(f"bench {self.url} is closed")
         if not words:
             raise TransportError("an empty program cannot be sent (it would end the simulation)")
-        return self._exchange(_LEN.pack(len(words)) + words)
+        return self._exchange(words)
 
-    def _exchange(self, frame: bytes) -> bytes:
-        """Send one frame, return the answer's payload; TransportError on a failure."""
+    def _exchange(self, payload: bytes, flags: int = 0) -> bytes:
+        """Send one request frame, return the answer; TransportError on a failure."""
         if self._closed:
             raise TransportError(f"bench {self.url} is closed")
         try:
-            self._sock.sendall(frame)
-            header = self._recv(_LEN.size)
-            reply = self._recv(_LEN.unpack(header)[0])
+            return frames.request(self._sock, payload, flags)
+        except frames.FrameError as exc:
+            raise TransportError(str(exc)) from None
         except OSError as exc:
             raise TransportError(
                 f"the {self.sim} simulation stopped ({self._error or exc}); log: {self.log_path}"
             ) from None
-        if reply[0] != 0:
-            raise TransportError(reply[1:].decode(errors="replace"))
-        return reply[1:]
-
-    def _recv(self, n: int) -> bytes:
-        buf = bytearray()
-        while len(buf) < n:
-            chunk = self._sock.recv(n - len(buf))
-            if not chunk:
-                raise ConnectionError("simulation closed the socket")
-            buf += chunk
-        return bytes(buf)
 
     def close(self) -> None:
         """End the simulation; idempotent."""
@@ -298,7 +282,7 @@ class RtlTransport(Transport):
             return
         self._closed = True
         with contextlib.suppress(OSError):
-            self._sock.sendall(_LEN.pack(0))
+            self._sock.sendall(frames.END)
         self._thread.join(timeout=60)
         self._sock.close()
         self._listener.close()
