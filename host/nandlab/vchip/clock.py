@@ -67,11 +67,12 @@ class DieClock:
         self.now_ns += int(timeout_ns)
         return None
 
-    def bus(self, ns: int) -> int:
-        """Bus cycles of `ns` from now (an I/O phase); returns their start."""
+    def bus(self, ns: int, mA: float | None = None) -> int:
+        """Bus cycles of `ns` from now (an I/O phase drawing `mA`, default the profile's
+        io_mA); returns their start."""
         start = self.now_ns
         self.now_ns += ns
-        self.power.add(start, self.now_ns, Phase.IO)
+        self.power.add(start, self.now_ns, Phase.IO, mA)
         return start
 
     def busy(self, until_ns: int, array_until_ns: int | None = None) -> None:
