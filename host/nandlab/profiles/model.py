@@ -333,12 +333,12 @@ class Profile(_Strict):
     identity: Identity
     geometry: Geometry
     timing: Timing
-    interfaces: Interfaces = Interfaces()
+    interfaces: Interfaces = Field(default_factory=Interfaces)
     read_offsets: ReadOffsets
-    vendor: Vendor = Vendor()
+    vendor: Vendor = Field(default_factory=Vendor)
     physics: Physics
     power: Power
-    environment: Environment = Environment()
+    environment: Environment = Field(default_factory=Environment)
 
     @model_validator(mode="after")
     def _check_refs(self) -> Profile:

@@ -193,7 +193,7 @@ class Physics(_Strict):
         "retention deviation is outlier_spread x wider",
     )
     outlier_spread: float = Field(default=3.0, ge=1, le=10)
-    variation: Variation = Variation()
+    variation: Variation = Field(default_factory=Variation)
     retention_pec_floor: float = Field(default=100.0, ge=0, description="N used when N is small")
     rtn_kr_mV: float = Field(ge=0, description="RTN Laplacian scale = kr * sqrt(N)")
     rtn_floor_mV: float = Field(ge=0, description="RTN scale of a fresh cell")
@@ -205,7 +205,7 @@ class Physics(_Strict):
         default=1.1, gt=0, description="Arrhenius energy of the slow charge loss (eV)"
     )
     reference_temp_C: float = 30.0
-    sensing: Sensing = Sensing()
+    sensing: Sensing = Field(default_factory=Sensing)
 
     def wear_factor(self, pec: int) -> float:
         """Fraction of the 10K-P/E wear terms reached after `pec` P/E cycles (1 at 10K)."""
