@@ -39,6 +39,11 @@ class Identity(_Strict):
     id_bytes: list[int] = Field(
         min_length=3, max_length=8, description="READ ID 00h bytes (byte 2 bits 3:2: cell type)"
     )
+    standard: Literal["onfi", "jedec"] = Field(
+        default="onfi",
+        description="parameter page the part reports: ONFI (READ ID 20h 'ONFI') or JEDEC "
+        "(JESD230, READ ID 40h 'JEDEC', as Toggle DDR parts do)",
+    )
     onfi_version: Literal["4.0", "4.1", "4.2", "5.0"] = Field(
         default="4.0", description="newest ONFI revision; the page sets it and every earlier one"
     )
