@@ -1,16 +1,18 @@
-"""What a virtual die reports about itself: READ ID bytes, the ONFI parameter
-page (built from the profile with `nandlab.onfi_spec.parampage`) and the unique ID.
+"""What a virtual die reports about itself: READ ID bytes, the parameter page and
+the unique ID.
 
-The parameter page's latency maxima are worst cases of the die's own timing
-model: tR for the page type with the most sensings, tPROG for the slowest cell
-reaching the highest verify level, tBERS at rated endurance.
+An ONFI part (profile identity `standard: onfi`) answers READ ID 20h with
+"ONFI" and reports the ONFI parameter page, built here from the profile with
+`nandlab.onfi_spec.parampage`; a Toggle part (`standard: jedec`) answers 40h
+with "JEDEC" and reports the JEDEC page (`vchip.identity_jedec`). The
+latency maxima are worst cases of the die's own timing model
+(`vchip.identity_common`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nandlab.onfi_spec import ext_parampage, parampage
@@ -42,23 +44,24 @@ from nandlab.onfi_spec.parampage import (
 )
 from nandlab.onfi_spec.sdr_timing import sdr
 from nandlab.profiles.model import Profile
-from nandlab.vchip.physics import ERASE_PULSES_AT_ENDURANCE, ispp_loops
-
-READ_ID_BYTES = 8  # READ ID: the ID bytes, zero padded to 8, repeating
-GUARANTEED_BLOCK_PEC = 1000  # block 0 stays valid this long (ONFI byte 107-109)
-VENDOR_REVISION = 1  # bytes 164-165; the vendor block (166-253) is all zeros
-
-# `corrupt` given as copy indices: copy k gets byte CORRUPT_BASE + CORRUPT_STRIDE * k
-# inverted, so every damaged copy fails its CRC in a different byte and a bitwise
-# majority over the copies still recovers the page.
-CORRUPT_BASE = 8
-CORRUPT_STRIDE = 11
-
-Corruption = Iterable[int] | Mapping[int, Mapping[int, int]]
+from nandlab.vchip import identity_jedec
+from nandlab.vchip.identity_common import (
+    GUARANTEED_BLOCK_PEC,
+    READ_ID_BYTES,
+    VENDOR_REVISION,
+    Corruption,
+    corruption_flips,
+    endurance_code,
+    latencies_us,
+    max_bad_blocks,
+)
 
 
 def read_id(profile: Profile, address: int) -> bytes:
-    """The READ ID (90h) pattern for an address: 00h ID bytes, 20h 'ONFI', else zeros."""
+    """The READ ID (90h) pattern for an address: 00h ID bytes, 20h 'ONFI' (a JEDEC part:
+    40h 'JEDEC'), else zeros."""
+    if profile.identity.standard == "jedec":
+        return identity_jedec.read_id(profile, address)
     if address == READ_ID_ONFI_ADDRESS:
         return ONFI_SIGNATURE.ljust(READ_ID_BYTES, b"\x00")
     if address == 0x00:
@@ -77,24 +80,13 @@ def unique_id_stream(uid: bytes) -> bytes:
     return (uid + bytes(b ^ 0xFF for b in uid)) * UNIQUE_ID_COPIES
 
 
-def _endurance(cycles: int) -> tuple[int, int]:
-    """(value, multiplier) with value x 10^multiplier >= cycles and value <= 255."""
-    value, mult = cycles, 0
-    while value > 0xFF:
-        value, mult = -(-value // 10), mult + 1
-    return value, mult
-
-
 def parameter_page_values(profile: Profile, copies: int = PARAMETER_PAGE_COPIES) -> dict[str, Any]:
     """Field values of the ONFI parameter page a die of this profile reports (`copies` copies)."""
     p = profile
     g, tm, phys = p.geometry, p.timing, p.physics
-    value, mult = _endurance(phys.endurance_pec)
-    good_value, good_mult = _endurance(GUARANTEED_BLOCK_PEC)
-    loop_us = phys.ispp.t_loop_us + (len(phys.verify_mV) - 1) * phys.ispp.t_verify_us
-    t_prog = tm.t_prog_base_us + ispp_loops(phys, max(phys.verify_mV)) * loop_us
-    t_bers = tm.t_erase_base_us + ERASE_PULSES_AT_ENDURANCE * tm.t_erase_pulse_us
-    t_r = tm.t_read_base_us + max(len(r) for r in p.page_refs) * tm.t_sense_us
+    value, mult = endurance_code(phys.endurance_pec)
+    good_value, good_mult = endurance_code(GUARANTEED_BLOCK_PEC)
+    t_r, t_prog, t_bers = latencies_us(p)
     features = PP_FEATURE_ODD_EVEN_COPYBACK
     if g.planes > 1:
         features |= PP_FEATURE_MULTIPLANE_PROGRAM_ERASE | PP_FEATURE_MULTIPLANE_READ
@@ -139,7 +131,7 @@ def parameter_page_values(profile: Profile, copies: int = PARAMETER_PAGE_COPIES)
         "luns": 1,
         "address_cycles": g.row_cycles | (g.column_cycles << 4),
         "bits_per_cell": g.bits_per_cell,
-        "max_bad_blocks": _max_bad_blocks(p),
+        "max_bad_blocks": max_bad_blocks(p),
         "endurance_value": value,
         "endurance_multiplier": mult,
         "guaranteed_good_blocks": 1,
@@ -166,24 +158,26 @@ def parameter_page_values(profile: Profile, copies: int = PARAMETER_PAGE_COPIES)
 
 def extended_page(profile: Profile) -> bytes:
     """The extended parameter page (ECC section) of a part whose codeword is not 512 bytes."""
-    value, mult = _endurance(profile.physics.endurance_pec)
+    value, mult = endurance_code(profile.physics.endurance_pec)
     return ext_parampage.build(
         ext_parampage.EccInfo(
             bits=profile.identity.ecc_bits,
             codeword_bytes=profile.identity.ecc_codeword_bytes,
-            max_bad_blocks=_max_bad_blocks(profile),
+            max_bad_blocks=max_bad_blocks(profile),
             endurance_value=value,
             endurance_multiplier=mult,
         )
     )
 
 
-def _max_bad_blocks(profile: Profile) -> int:
-    expected = profile.physics.bad_block_rate * profile.geometry.blocks
-    return math.ceil(expected + 6 * math.sqrt(expected))
-
-
 def parameter_pages(profile: Profile, copies: int, corrupt: Corruption = ()) -> bytes:
+    """The READ PARAMETER PAGE stream: JEDEC pages for a JEDEC part, else ONFI's."""
+    if profile.identity.standard == "jedec":
+        return identity_jedec.parameter_pages(profile, copies, corrupt)
+    return onfi_parameter_pages(profile, copies, corrupt)
+
+
+def onfi_parameter_pages(profile: Profile, copies: int, corrupt: Corruption = ()) -> bytes:
     """`copies` parameter pages back to back, with the chosen copies damaged, then as many
     copies of the extended parameter page when the part has one.
 
@@ -191,12 +185,7 @@ def parameter_pages(profile: Profile, copies: int, corrupt: Corruption = ()) -> 
     copy index -> {byte offset: XOR mask}.
     """
     page = parampage.build(parameter_page_values(profile, copies))
-    if isinstance(corrupt, Mapping):
-        flips = {int(k): dict(v) for k, v in corrupt.items()}
-    else:
-        flips = {
-            k: {(CORRUPT_BASE + CORRUPT_STRIDE * k) % parampage.CRC_SPAN: 0xFF} for k in corrupt
-        }
+    flips = corruption_flips(corrupt, parampage.CRC_SPAN)
     out = bytearray()
     for k in range(copies):
         copy = bytearray(page)
