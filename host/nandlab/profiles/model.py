@@ -277,6 +277,19 @@ class Power(_Strict):
     vccq_V: float = Field(gt=0)
     idle_mA: float = Field(ge=0)
     io_mA: float = Field(ge=0)
+    io_load_pF: float = Field(
+        default=0.0,
+        ge=0,
+        description="load (pF) each line the die drives in data out carries (its pin, the "
+        "package, the channel); data out then draws io_mA plus C x VccQ per rising edge. "
+        "0 = every I/O phase draws io_mA",
+    )
+    io_rises_per_byte: float = Field(
+        default=2.5,
+        ge=0,
+        description="rising edges per byte out on the lines the die drives: 8 DQ x 1/4 for "
+        "randomised data (a toggle half the time, half of them rising) + 1/2 for DQS",
+    )
     read_mA: float = Field(ge=0)
     program_mA: float = Field(ge=0)
     erase_mA: float = Field(ge=0)
