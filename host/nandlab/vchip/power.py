@@ -9,6 +9,16 @@ program runs one phase per plane) add their increments above idle:
 
     I(t) = idle_mA + sum over active phases of (phase_mA - idle_mA)
 
+Data out is the one phase whose current follows the bus rate: the die's output
+drivers charge the load of every line they drive, C x VccQ per rising edge, so
+on top of the static `io_mA` a byte stream at `r` bytes/s draws
+
+    I_out = io_mA + io_load_pF x VccQ x io_rises_per_byte x r
+
+(`io_out_mA`; with `io_load_pF` 0 every I/O phase draws the flat `io_mA`).
+Command, address and data-in cycles are driven by the controller, whose
+drivers charge the lines: the die draws its static `io_mA` for them.
+
 `trace` integrates I(t) exactly over each sample period (like an
 integrating power monitor), so the samples sum to the true charge. Energy
 uses VCCQ for I/O phases and VCC for everything else.
@@ -48,6 +58,12 @@ class PowerLog:
         }
         # (start_ns, end_ns, kind, mA), in the order they were recorded
         self._phases: deque[tuple[int, int, Phase, float]] = deque(maxlen=max_phases)
+
+    def io_out_mA(self, byte_ps: int) -> float:
+        """VCCQ current of data out at one byte every `byte_ps` ps: the static `io_mA` plus
+        the switching current C x VccQ x rising edges per second (pF x V / ps = A)."""
+        p = self._power
+        return p.io_mA + 1000.0 * p.io_load_pF * p.vccq_V * p.io_rises_per_byte / byte_ps
 
     def __len__(self) -> int:
         return len(self._phases)
