@@ -18,6 +18,7 @@ import click
 import pytest
 
 from nandlab.cli.app import COMMANDS, cli
+from nandlab.profiles import builtin_names
 
 HEAVY = ("numba", "pyarrow", "pandas", "duckdb", "matplotlib", "scipy")
 CMD_MODULES = sorted({module for module, _ in COMMANDS.values()})
@@ -101,6 +102,49 @@ def test_every_command_of_the_command_modules_is_listed() -> None:
             if isinstance(value, click.Command) and home == mod.__name__:
                 defined.add(value.name)
     assert defined - sub == set(COMMANDS)
+
+
+def _imported(code: str, env: dict[str, str]) -> set[str]:
+    """Every module `python -X importtime` reports for `code` in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True,
+        check=True, env={**os.environ, **env},
+    )
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    } - {"imported package"}
+
+
+@pytest.fixture(scope="module")
+def warm_data_dir(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """A data root whose profile cache holds every built-in profile (as after a first
+    command)."""
+    env = {"NANDLAB_DATA_DIR": str(tmp_path_factory.mktemp("data"))}
+    warm = "from nandlab.profiles import builtin_names, load_profile\n" + (
+        "for name in builtin_names():\n    load_profile(name)"
+    )
+    subprocess.run([sys.executable, "-c", warm], check=True, env={**os.environ, **env})
+    return env
+
+
+@pytest.mark.parametrize("profile", builtin_names())
+def test_info_on_each_profile_imports_neither_heavy_modules_nor_the_yaml_path(
+    warm_data_dir: dict[str, str], profile: str
+) -> None:
+    """Issue 16 item 4: `nandlab info sim://<profile>` loads no numba / matplotlib / pyarrow,
+    and with the profile cached neither the YAML parser nor a pydantic validator (whose
+    plugin lookup imports importlib.metadata)."""
+    code = INFO.format(json="").replace("sim://slc-search", f"sim://{profile}")
+    imported = _imported(code, warm_data_dir)
+    assert "nandlab.vchip.die" in imported  # the probe saw the command run
+    assert imported & {*HEAVY, "yaml", "importlib.metadata", "nandlab.yamlfile"} == set()
+
+
+def test_the_importtime_probe_sees_the_yaml_path_without_a_cache(tmp_path: Path) -> None:
+    imported = _imported(INFO.format(json=""), {"NANDLAB_DATA_DIR": str(tmp_path)})
+    assert {"yaml", "nandlab.yamlfile"} <= imported
 
 
 def test_loading_a_profile_builds_the_profile_validator_not_each_sections(tmp_path: Path) -> None:
