@@ -283,6 +283,11 @@ class Target:
         seq = core.read_parameter_page(self.sdr, n, self.timeouts.read)
         return self._read_bytes(seq, "READ PARAMETER PAGE")
 
+    def read_parameter_bytes(self, address: int, n: int) -> bytes:
+        """READ PARAMETER PAGE (ECh) at `address` (40h: the JEDEC page): `n` bytes as read."""
+        seq = core.read_parameter_page(self.sdr, n, self.timeouts.read, address)
+        return self._read_bytes(seq, f"READ PARAMETER PAGE {address:02X}h")
+
     def read_unique_id_raw(self, copies: int) -> bytes:
         """READ UNIQUE ID (EDh): `copies` x (16 id bytes + 16 complement bytes)."""
         n = 2 * UNIQUE_ID_BYTES * copies

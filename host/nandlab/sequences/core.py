@@ -80,9 +80,10 @@ def read_id(t: SdrTiming, id_address: int, n: int) -> Program:
     return Program().cmd(Cmd.READ_ID).addr(bytes([id_address])).delay(t.tWHR).dout(n)
 
 
-def read_parameter_page(t: SdrTiming, n: int, timeout_ns: int) -> Program:
-    """READ PARAMETER PAGE (ECh, address 00h): busy tR, then `n` bytes (256 per copy)."""
-    prog = Program().cmd(Cmd.READ_PARAMETER_PAGE).addr(b"\x00") + busy(t, timeout_ns)
+def read_parameter_page(t: SdrTiming, n: int, timeout_ns: int, address: int = 0x00) -> Program:
+    """READ PARAMETER PAGE (ECh) at `address` (00h ONFI, 256 bytes a copy; 40h JEDEC, 512):
+    busy tR, then `n` bytes."""
+    prog = Program().cmd(Cmd.READ_PARAMETER_PAGE).addr(bytes([address])) + busy(t, timeout_ns)
     return prog + data_out(t, n)
 
 
