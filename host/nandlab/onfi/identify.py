@@ -1,4 +1,8 @@
-"""ONFI identification: READ ID, parameter page (CRC, majority, rules), READ UNIQUE ID.
+"""Identification: READ ID, parameter page (CRC, majority, rules), READ UNIQUE ID.
+
+An ONFI part answers READ ID 20h with "ONFI"; a part that does not but
+answers 40h with "JEDEC" (Toggle DDR parts) is read through its JEDEC page
+(`onfi.identify_jedec`), whose fields give the same geometry and timing keys.
 
 Follows the rules of Linux's ONFI detection: the first of 3 parameter page
 copies whose CRC passes is used; if none does, the bitwise majority of the
@@ -15,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from nandlab.errors import ParameterPageCRCError
+from nandlab.onfi import identify_jedec
 from nandlab.onfi.address import ChipGeometry
 from nandlab.onfi.errors import (
     NotOnfiChip,
@@ -24,6 +29,7 @@ from nandlab.onfi.errors import (
 )
 from nandlab.onfi.results import Identification
 from nandlab.onfi_spec import ext_parampage, legacy_id, onfi_rules, parampage
+from nandlab.onfi_spec import jedec_parampage as jp
 from nandlab.onfi_spec.opcodes import (
     ONFI_SIGNATURE,
     PARAMETER_PAGE_BYTES,
@@ -46,6 +52,8 @@ class IdentifyReads(Protocol):
     def read_id(self, address: int, n: int) -> bytes: ...
 
     def read_parameter_pages(self, copies: int) -> bytes: ...
+
+    def read_parameter_bytes(self, address: int, n: int) -> bytes: ...
 
     def read_unique_id_raw(self, copies: int) -> bytes: ...
 
@@ -102,6 +110,7 @@ def decode_parameter_page(page: bytes, id_bytes: bytes) -> dict[str, Any]:
     legacy = legacy_id.decode(id_bytes)
     extended = fields["ecc_bits"] == parampage.ECC_SEE_EXTENDED_PAGE
     fields.update(
+        standard="onfi",
         onfi_version=parampage.highest_revision(fields["revision"]),
         ecc_strength=None if extended else fields["ecc_bits"],
         ecc_step_bytes=None if extended else parampage.ECC_CODEWORD_BYTES,
@@ -166,6 +175,37 @@ def check_against_profile(
         )
 
 
+def _read_pages(
+    chip: IdentifyReads, id_bytes: bytes, signature: bytes
+) -> tuple[bytes, tuple[bytes, ...], int | None, dict[str, Any]]:
+    """(page, copies, copy index, fields) of the ONFI page, or of the JEDEC page when READ
+    ID 20h is not "ONFI" but 40h is "JEDEC"; NotOnfiChip when neither answers."""
+    if signature == ONFI_SIGNATURE:
+        copies = PARAMETER_PAGE_COPIES
+        raw = chip.read_parameter_pages(copies)
+        page, copy = choose_parameter_page(raw, copies)
+        fields = decode_parameter_page(page, id_bytes)
+        read_extended_ecc(chip, fields)
+        pages = tuple(
+            raw[i * PARAMETER_PAGE_BYTES : (i + 1) * PARAMETER_PAGE_BYTES] for i in range(copies)
+        )
+        return page, pages, copy, fields
+    jedec = chip.read_id(jp.READ_ID_JEDEC_ADDRESS, len(jp.JEDEC_ID_SIGNATURE))
+    if jedec != jp.JEDEC_ID_SIGNATURE:
+        raise NotOnfiChip(
+            f"READ ID 20h on CE {chip.ce} returned {signature!r}, not {ONFI_SIGNATURE!r}, and "
+            f"40h returned {jedec!r}, not {jp.JEDEC_ID_SIGNATURE!r}: no ONFI or JEDEC target "
+            "answers there (empty socket, wrong chip enable, or bus fault)"
+        )
+    copies = identify_jedec.JEDEC_PAGE_COPIES
+    raw = chip.read_parameter_bytes(jp.PARAMETER_PAGE_ADDRESS, copies * jp.PAGE_BYTES)
+    page, copy = identify_jedec.choose_jedec_page(raw, copies)
+    fields = identify_jedec.decode_jedec_page(page)
+    legacy = legacy_id.decode(id_bytes)
+    fields["id_bits_per_cell"] = legacy.bits_per_cell if legacy is not None else None
+    return page, tuple(identify_jedec.split_copies(raw, copies)), copy, fields
+
+
 def identify_target(
     chip: IdentifyReads, profile: Profile | None
 ) -> tuple[Identification, ChipGeometry]:
@@ -173,16 +213,7 @@ def identify_target(
     n_id = len(profile.identity.id_bytes) if profile is not None else JEDEC_ID_BYTES
     id_bytes = chip.read_id(0x00, n_id)
     signature = chip.read_id(READ_ID_ONFI_ADDRESS, len(ONFI_SIGNATURE))
-    if signature != ONFI_SIGNATURE:
-        raise NotOnfiChip(
-            f"READ ID 20h on CE {chip.ce} returned {signature!r}, not {ONFI_SIGNATURE!r}: no ONFI "
-            "target answers there (empty socket, wrong chip enable, or bus fault)"
-        )
-    copies = PARAMETER_PAGE_COPIES
-    raw_pages = chip.read_parameter_pages(copies)
-    page, copy = choose_parameter_page(raw_pages, copies)
-    fields = decode_parameter_page(page, id_bytes)
-    read_extended_ecc(chip, fields)
+    page, pages, copy, fields = _read_pages(chip, id_bytes, signature)
     geometry = ChipGeometry.from_parameter_page(fields)
     if profile is not None:
         check_against_profile(fields, id_bytes, geometry, profile)
@@ -191,10 +222,7 @@ def identify_target(
         id_bytes=id_bytes,
         onfi_signature=signature,
         parameter_page=page,
-        parameter_page_copies=tuple(
-            raw_pages[i * PARAMETER_PAGE_BYTES : (i + 1) * PARAMETER_PAGE_BYTES]
-            for i in range(copies)
-        ),
+        parameter_page_copies=pages,
         parameter_page_copy=copy,
         majority=copy is None,
         fields=fields,
