@@ -48,19 +48,22 @@ class BusModes:
     sdr: tuple[int, ...] = ALL_SDR
     nv_ddr2: tuple[int, ...] = ()
     nv_ddr3: tuple[int, ...] = ()
+    toggle2: tuple[int, ...] = ()  # Toggle DDR 2.0 speed grades (a JEDEC part's page)
 
     def modes(self, interface: str) -> tuple[int, ...]:
-        return {"sdr": self.sdr, "nv-ddr2": self.nv_ddr2, "nv-ddr3": self.nv_ddr3}[interface]
+        return {"sdr": self.sdr, "nv-ddr2": self.nv_ddr2, "nv-ddr3": self.nv_ddr3,
+                "toggle2": self.toggle2}[interface]
 
     def narrowed(self, other: BusModes) -> BusModes:
         """The modes both offer."""
         def both(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
             return tuple(sorted(set(a) & set(b)))
         return BusModes(both(self.sdr, other.sdr), both(self.nv_ddr2, other.nv_ddr2),
-                        both(self.nv_ddr3, other.nv_ddr3))
+                        both(self.nv_ddr3, other.nv_ddr3), both(self.toggle2, other.toggle2))
 
     def describe(self) -> str:
-        parts = [f"{name} {_span(self.modes(name))}" for name in OP_INTERFACE if self.modes(name)]
+        names = (*OP_INTERFACE, "toggle2")
+        parts = [f"{name} {_span(self.modes(name))}" for name in names if self.modes(name)]
         return ", ".join(parts) or "none"
 
 
@@ -75,7 +78,10 @@ def _bits(mask: int) -> tuple[int, ...]:
 
 
 def part_modes(fields: dict[str, Any]) -> BusModes:
-    """The interfaces and modes a parameter page advertises."""
+    """The interfaces and modes a parameter page advertises (a JEDEC page: SDR and Toggle)."""
+    if fields["standard"] == "jedec":
+        return BusModes(sdr=_bits(int(fields["sdr_timing_modes"]) & 0x3F),
+                        toggle2=tuple(fields["toggle_modes"]))
     features = int(fields["features"])
     nv_ddr2 = int(fields["nv_ddr2_timing_modes"]) | int(fields["nv_ddr2_timing_modes_high"]) << 8
     return BusModes(
