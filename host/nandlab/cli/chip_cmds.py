@@ -77,8 +77,8 @@ def profiles(as_json: bool) -> None:
 def info(url: str, fresh: bool, as_json: bool) -> None:
     """Identify the chip: READ ID, parameter page, geometry, timing.
 
-    The ONFI parameter page's CRC and copy, the unique ID, and any ONFI rule the page
-    breaks are shown too.
+    The parameter page's CRC and copy (ONFI, or JEDEC for a Toggle part), the unique ID,
+    and any rule the page breaks are shown too.
 
     \b
     Example:
@@ -121,10 +121,15 @@ def info(url: str, fresh: bool, as_json: bool) -> None:
     table.add_column("field", style="bold")
     table.add_column("value")
     table.add_row("READ ID 00h", " ".join(f"{b:02X}" for b in ident.id_bytes))
-    table.add_row("READ ID 20h", ident.onfi_signature.decode("ascii", errors="replace"))
-    table.add_row("parameter page", crc)
-    revision = f"{f['onfi_version']} (revision field {int(f['revision']):04X}h)"
-    table.add_row("ONFI revision", revision)
+    jedec = f["standard"] == "jedec"
+    if jedec:
+        table.add_row("READ ID 40h", "JEDEC (no ONFI signature at 20h)")
+    else:
+        table.add_row("READ ID 20h", ident.onfi_signature.decode("ascii", errors="replace"))
+    table.add_row(f"{'JEDEC' if jedec else 'ONFI'} parameter page", crc)
+    version = f["jedec_version"] if jedec else f["onfi_version"]
+    revision = f"{version} (revision field {int(f['revision']):04X}h)"
+    table.add_row(f"{'JEDEC' if jedec else 'ONFI'} revision", revision)
     table.add_row("manufacturer / model", f"{f['manufacturer']} / {f['model']}")
     table.add_row("JEDEC ID", f"{int(f['jedec_id']):02X}h")
     table.add_row("geometry", geometry.describe())
@@ -147,7 +152,7 @@ def info(url: str, fresh: bool, as_json: bool) -> None:
     table.add_row("tCCS", f"{f['t_ccs_ns']} ns")
     table.add_row("unique ID", f"{ident.unique_id} (copy {ident.unique_id_copy})")
     for note in f["conformance"]:
-        table.add_row("ONFI rule broken", note)
+        table.add_row(f"{'JEDEC' if jedec else 'ONFI'} rule broken", note)
     stdout_console().print(table)
 
 
