@@ -234,9 +234,7 @@ class _Run:
         self._selected().cmd(ins.byte)
 
     def _addr(self, index: int, ins: Addr) -> None:
-        die = self._selected()
-        for byte in ins.data:
-            die.addr(byte)
+        self._selected().addr_cycles(ins.data)
 
     def _din(self, index: int, ins: Din) -> None:
         self._selected().write(ins.data)
