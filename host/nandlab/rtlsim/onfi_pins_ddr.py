@@ -49,6 +49,7 @@ class DdrDiePins:
     def _die(self) -> VirtualDie | None: ...
     def _sync_dies(self, t_ns: int) -> None: ...
     def _raise_new(self) -> None: ...
+    def _go_busy(self, k: int, until_ns: int) -> None: ...
 
     def _step_ddr(self, t: int, prev: dict[str, int], now: dict[str, int]) -> None:
         """One change of the controller's pins while the selected die runs NV-DDR2 / NV-DDR3."""
@@ -77,15 +78,14 @@ class DdrDiePins:
                 self._latch(t, prev)
         if now["dqs_oe"] != prev["dqs_oe"]:
             self._wr_burst = bool(now["dqs_oe"]) and not now["dqs"]
+            if not now["dqs_oe"]:
+                self._update_mode()  # a SET FEATURES 01h burst may have left the interface
         if now["dqs_oe"] and now["dqs"] != prev["dqs"]:
             chk.edge(t, "dqs", now["dqs"])
             chk.edge(t, "dqs_c", 1 - now["dqs"])
             if self._wr_burst:
                 self.strobes.append((t, "din"))
-                die = self._die()
-                if die is not None:
-                    self._sync_dies(t // PS)
-                    die.write(bytes([prev["dq"]]))
+                self._ddr_write(t, prev["dq"])
         if now["re_n"] != prev["re_n"]:
             if not self._rd_burst:
                 self._rd_burst = now["re_n"] == 0   # the preamble's fall carries no data
@@ -93,6 +93,24 @@ class DdrDiePins:
                 self.strobes.append((t, "dout"))
                 self._ddr_read(t, now["re_n"])
         self._raise_new()
+
+    def _ddr_write(self, t: int, byte: int) -> None:
+        """Latch one data-in byte; the one that completes SET FEATURES starts tFEAT.
+
+        The die goes busy on that byte, so R/B# must fall here as it does after a WE#
+        cycle (else the controller's wait for ready passes at once and its next command
+        reaches a busy die). A 01h write's new interface is taken when the burst ends.
+        """
+        die = self._die()
+        if die is None:
+            return
+        k = self.selected
+        assert k is not None
+        self._sync_dies(t // PS)
+        was_ready = die.ready
+        die.write(bytes([byte]))
+        if was_ready and not die.ready:
+            self._go_busy(k, die.now_ns + die.last_busy_ns)
 
     def _end_bursts(self, t: int) -> None:
         """A command, an address or CE# ends any burst; the die parks its DQS low."""
