@@ -319,9 +319,9 @@ class CellArray:
         blk = self._block(block)
         w, c = self._history(block, blk, wl)
         blk.reads += 1
-        # the RTN offset is drawn even when unused, so the noise stream does not
-        # depend on which shortcut a read took
-        off = self._noise.offset()
+        # the RTN is drawn even when unused, so the noise stream does not depend on which
+        # shortcut a read took
+        noise = self._noise.draw()
         if w is None and self._phys.stuck_cell_rate == 0.0:
             lo, hi = ph.erased_eff_bounds(
                 self._phys, blk.pec, c, self._var.erased_offset_mV(block)
@@ -333,13 +333,17 @@ class CellArray:
         table = self._noise.table
         if self._buf.shape[0] != self._cells:
             self._buf = np.empty(self._cells, dtype=np.bool_)
-        rtn = table[off : off + self._cells]
+        rtn = table[noise.offset : noise.offset + self._cells]
         if self.sense_cache:
             drifted = self._drifted(block, wl, blk, w, c)
-            kernel.sense_drifted_kernel(drifted, rtn, self._buf, float(ref_mV), c.rtn_per_unit)
+            kernel.sense_drifted_kernel(
+                drifted, rtn, self._buf, float(ref_mV), c.rtn_per_unit, noise.key
+            )
             return np.packbits(self._buf, bitorder="little")
         vth, pers = self._wl_cells(block, wl, blk, w)
-        kernel.sense_kernel(vth, pers, rtn, self._buf, float(ref_mV), c.drift, c.rtn_per_unit)
+        kernel.sense_kernel(
+            vth, pers, rtn, self._buf, float(ref_mV), c.drift, c.rtn_per_unit, noise.key
+        )
         return np.packbits(self._buf, bitorder="little")
 
     def _history(

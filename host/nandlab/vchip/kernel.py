@@ -5,6 +5,10 @@ full physics, compared with the read reference. The per-WL physics arrives as
 scalars (see physics.sense_coefficients) so the loop is one fused pass over
 contiguous arrays, free of gathers and branches, which LLVM vectorises.
 
+Read noise: a slice of the RTN body table, and for the few cells of each sensing in the
+Laplacian's tail a counter-based draw from the sensing's key (`_rtn_tail`), which replaces
+the table's value (`rtn_tail_fold` does the same for a row MWS sensing sums).
+
 `program_kernel` is one program operation of one WL (Gray-code targets, ISPP
 landing, charge only added, interference on the string neighbour below), and
 `normal_fill_int` draws a WL's erased Vth or personality. Their random draws
@@ -15,6 +19,7 @@ does not depend on which other cells were drawn.
 from __future__ import annotations
 
 import logging
+import math
 from pathlib import Path
 
 import numpy as np
@@ -71,55 +76,6 @@ def _drifted(x: np.float32, personality: np.float32, drift: DriftTerms) -> np.fl
     loss = max(np.float32(ret_mean) * d + dev * np.sqrt(d), zero)
     rise = np.float32(ret_rise) * max(np.float32(rise_to_mV) - x, zero)
     return x - loss + rise + np.float32(rd_per_mV) * max(np.float32(vpass_mV) - x, zero)
-
-
-@njit(cache=True, fastmath=True)
-def sense_kernel(
-    vth: np.ndarray,
-    personality: np.ndarray,
-    rtn: np.ndarray,
-    out: np.ndarray,
-    ref_mV: float,
-    drift: DriftTerms,
-    rtn_per_unit: float,
-) -> None:
-    """out[i] = Vth_eff[i] < ref_mV (the cell conducts).
-
-    Vth_eff = x - retention + rise + read_disturb + rtn, with x the stored Vth (mV):
-    retention = max(ret_mean * d + ret_dev * personality * sqrt(d), 0), d = max(x - x0, 0)
-    (charge only leaves a programmed cell: a tight cell loses nothing, it never gains; the
-    personality decoded from its int8 code);
-    rise = ret_rise * max(rise_to - x, 0) (a cell below the erased-state shift's neutral
-    Vth drifts up toward it);
-    read_disturb = rd_per_mV * max(vpass - x, 0); rtn = rtn_per_unit * table slice.
-    """
-    ref = np.float32(ref_mV)
-    rs = np.float32(rtn_per_unit)
-    for i in range(vth.shape[0]):
-        eff = _drifted(np.float32(vth[i]), np.float32(personality[i]), drift)
-        out[i] = eff + rs * np.float32(rtn[i]) < ref
-
-
-@njit(cache=True, fastmath=True)
-def drift_kernel(
-    vth: np.ndarray, personality: np.ndarray, out: np.ndarray, drift: DriftTerms
-) -> None:
-    """out[i] = x - retention + rise + read_disturb (float32): the deterministic part of
-    sense_kernel's Vth_eff, the same terms in the same order."""
-    for i in range(vth.shape[0]):
-        out[i] = _drifted(np.float32(vth[i]), np.float32(personality[i]), drift)
-
-
-@njit(cache=True, fastmath=True)
-def sense_drifted_kernel(
-    drifted: np.ndarray, rtn: np.ndarray, out: np.ndarray, ref_mV: float, rtn_per_unit: float
-) -> None:
-    """out[i] = drifted[i] + rtn < ref_mV: sense_kernel with its deterministic part
-    precomputed by drift_kernel (fresh RTN every call)."""
-    ref = np.float32(ref_mV)
-    rs = np.float32(rtn_per_unit)
-    for i in range(drifted.shape[0]):
-        out[i] = drifted[i] + rs * np.float32(rtn[i]) < ref
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -216,6 +172,124 @@ def _uniform53(h: np.uint64) -> np.float64:
     """Uniform [0, 1) from the top 53 hash bits: resolves probabilities down to 2^-53."""
     # through int64: x86 converts a signed integer in one instruction, an unsigned one not
     return np.float64(np.int64(h >> np.uint64(11))) * (1.0 / 9007199254740992.0)
+
+
+# The read noise's tail (sensing.ReadNoise): physics.RTN_TAIL_UNITS / RTN_TABLE_ONE (the
+# kernels do not import physics: it loads them); a cell is in the tail with p = e^-start
+_TAIL_START = 7.0
+_TAIL_LOG_KEEP = math.log1p(-math.exp(-_TAIL_START))  # ln(1 - p)
+_TAIL_ONE = 1024.0
+
+
+@njit(cache=True, inline="always")
+def _rtn_tail(key: np.uint64, t: np.uint64) -> tuple[np.int64, np.float32]:
+    """(gap, rtn) of the t-th tail cell of a sensing whose tail key is `key`.
+
+    Every cell is in the tail independently with p = e^-RTN_TAIL_UNITS: the gaps between
+    tail cells are geometric, P(gap > k) = (1 - p)^k (the first cell is at gap - 1). A tail
+    cell's RTN (table units) is +-(RTN_TAIL_UNITS + Exp(1)): the Laplacian beyond the tail's
+    start exactly (it is memoryless), from 53-bit uniforms, so up to 36.7 units past it.
+    """
+    h = _mix64(key + t * _GOLDEN)
+    gap = np.int64(np.log(1.0 - _uniform53(h)) / _TAIL_LOG_KEEP) + 1
+    h2 = _mix64(h)
+    mag = _TAIL_START - np.log(1.0 - _uniform53(h2))
+    sign = 1.0 - 2.0 * np.float64(h2 & np.uint64(1))
+    return gap, np.float32(sign * mag * _TAIL_ONE)
+
+
+@njit(cache=True, fastmath=True)
+def sense_kernel(
+    vth: np.ndarray,
+    personality: np.ndarray,
+    rtn: np.ndarray,
+    out: np.ndarray,
+    ref_mV: float,
+    drift: DriftTerms,
+    rtn_per_unit: float,
+    tail_key: np.uint64,
+) -> None:
+    """out[i] = Vth_eff[i] < ref_mV (the cell conducts).
+
+    Vth_eff = x - retention + rise + read_disturb + rtn, with x the stored Vth (mV):
+    retention = max(ret_mean * d + ret_dev * personality * sqrt(d), 0), d = max(x - x0, 0)
+    (charge only leaves a programmed cell: a tight cell loses nothing, it never gains; the
+    personality decoded from its int8 code);
+    rise = ret_rise * max(rise_to - x, 0) (a cell below the erased-state shift's neutral
+    Vth drifts up toward it);
+    read_disturb = rd_per_mV * max(vpass - x, 0); rtn = rtn_per_unit * the body table's
+    slice, or for the sensing's tail cells (`tail_key`, _rtn_tail) their tail value.
+    """
+    ref = np.float32(ref_mV)
+    rs = np.float32(rtn_per_unit)
+    n = vth.shape[0]
+    for i in range(n):
+        eff = _drifted(np.float32(vth[i]), np.float32(personality[i]), drift)
+        out[i] = eff + rs * np.float32(rtn[i]) < ref
+    pos, t = np.int64(-1), np.uint64(0)
+    while True:
+        gap, units = _rtn_tail(tail_key, t)
+        pos += gap
+        if pos >= n:
+            break
+        eff = _drifted(np.float32(vth[pos]), np.float32(personality[pos]), drift)
+        out[pos] = eff + rs * units < ref
+        t += np.uint64(1)
+
+
+@njit(cache=True, fastmath=True)
+def drift_kernel(
+    vth: np.ndarray, personality: np.ndarray, out: np.ndarray, drift: DriftTerms
+) -> None:
+    """out[i] = x - retention + rise + read_disturb (float32): the deterministic part of
+    sense_kernel's Vth_eff, the same terms in the same order."""
+    for i in range(vth.shape[0]):
+        out[i] = _drifted(np.float32(vth[i]), np.float32(personality[i]), drift)
+
+
+@njit(cache=True, fastmath=True)
+def sense_drifted_kernel(
+    drifted: np.ndarray,
+    rtn: np.ndarray,
+    out: np.ndarray,
+    ref_mV: float,
+    rtn_per_unit: float,
+    tail_key: np.uint64,
+) -> None:
+    """out[i] = drifted[i] + rtn < ref_mV: sense_kernel with its deterministic part
+    precomputed by drift_kernel (fresh RTN every call, the same body and tail)."""
+    ref = np.float32(ref_mV)
+    rs = np.float32(rtn_per_unit)
+    n = drifted.shape[0]
+    for i in range(n):
+        out[i] = drifted[i] + rs * np.float32(rtn[i]) < ref
+    pos, t = np.int64(-1), np.uint64(0)
+    while True:
+        gap, units = _rtn_tail(tail_key, t)
+        pos += gap
+        if pos >= n:
+            break
+        out[pos] = drifted[pos] + rs * units < ref
+        t += np.uint64(1)
+
+
+@njit(cache=True, fastmath=True)
+def rtn_tail_fold(
+    row: np.ndarray, table: np.ndarray, offset: int, tail_key: np.uint64, rtn_per_unit: float
+) -> None:
+    """row[i] (drifted Vth, float32) += rtn_per_unit * (tail value - table[offset + i]) for
+    the sensing's tail cells: a kernel that adds the body table's slice to `row` (MWS)
+    then applies their tail value instead."""
+    rs = np.float32(rtn_per_unit)
+    n = row.shape[0]
+    pos, t = np.int64(-1), np.uint64(0)
+    while True:
+        gap, units = _rtn_tail(tail_key, t)
+        pos += gap
+        if pos >= n:
+            break
+        row[pos] += rs * (units - np.float32(table[offset + pos]))
+        t += np.uint64(1)
 
 
 @njit(cache=True, inline="always")

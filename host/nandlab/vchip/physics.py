@@ -27,7 +27,8 @@ one activation energy ages the others more or less than the retention it stands 
 
 Distributions have no hard bounds: the inverse-CDF tables resolve the normal's tails to
 2^-56 (8.2 sigma), the personality keeps 3 sigma exactly and compresses beyond (to 12.7
-sigma), the SLC verify shortfall rolls off as a Gaussian past its knee.
+sigma), the SLC verify shortfall rolls off as a Gaussian past its knee, and the read
+noise's Laplacian tail is drawn cell by cell (kernel._rtn_tail) out to 44 scale units.
 """
 
 from __future__ import annotations
@@ -63,6 +64,11 @@ VTH_MAX_MV = 32000
 SLOWEST_CELL_SIGMAS = 3.5
 # Fixed point of the RTN table: one standard Laplacian unit.
 RTN_TABLE_ONE = 1024.0
+# RTN beyond RTN_TAIL_UNITS Laplacian units (a cell in e^-7 = 9.1e-4 per sensing) is not in
+# the table: the kernels draw those cells and their values exactly (kernel._rtn_tail), from
+# 53-bit uniforms, so |RTN| reaches RTN_MAX_UNITS (probability 2^-53 past the tail's start).
+RTN_TAIL_UNITS = 7.0
+RTN_MAX_UNITS = RTN_TAIL_UNITS + 53.0 * math.log(2.0)
 ERASE_PULSES_FRESH = 3
 ERASE_PULSES_AT_ENDURANCE = 5
 # Erase wear-out life, in multiples of endurance_pec: lognormal, median 3x.
@@ -329,7 +335,7 @@ def erased_eff_bounds(
     """Bounds (mV) on every Vth_eff that sensing an unprogrammed WL can produce.
 
     The draws' extremes are finite (the far-tail table's 8.2 sigma, the personality's
-    12.7 sigma, the RTN table's int16 range), so a reference outside these bounds gives a
+    12.7 sigma, RTN_MAX_UNITS), so a reference outside these bounds gives a
     known answer; the bounds are wide enough that no finite sample gets near them.
     """
     z_max = -float(normal_tables()[2][0])
@@ -339,7 +345,7 @@ def erased_eff_bounds(
     x_lo, x_hi = math.floor(mean - z_max * sigma), math.ceil(mean + z_max * sigma)
     d_hi = max(x_hi - c.x0_mV, 0.0)
     dev = c.ret_dev * personality_z(127) * PERSONALITY_SCALE * math.sqrt(d_hi)
-    rtn = c.rtn_per_unit * 32767
+    rtn = c.rtn_per_unit * RTN_TABLE_ONE * RTN_MAX_UNITS
     hi = (x_hi + dev + c.ret_rise * max(c.rise_to_mV - x_lo, 0.0)
           + c.rd_per_mV * max(c.vpass_mV - x_lo, 0.0) + rtn)
     lo = x_lo - c.ret_mean * d_hi - dev + c.rd_per_mV * max(c.vpass_mV - x_hi, 0.0) - rtn
@@ -404,11 +410,16 @@ def bad_block_data(seed: int, chip: int, block: int, wl: int, nbytes: int) -> np
     return a & b
 
 
-def laplace_table(seed: int, chip: int, size: int) -> np.ndarray:
-    """Standard Laplacian samples in fixed point (int16, RTN_TABLE_ONE = 1.0)."""
-    rng = keyed_rng(seed, chip, Stream.RTN_TABLE)
-    v = rng.laplace(0.0, RTN_TABLE_ONE, size)
-    return np.clip(np.rint(v), -32767, 32767).astype(np.int16)
+def laplace_body_table(seed: int, chip: int, size: int) -> np.ndarray:
+    """The body of the standard Laplacian, |L| <= RTN_TAIL_UNITS, in fixed point (int16,
+    RTN_TABLE_ONE = 1.0): its quantiles at (k + 1/2) / (size / 2) on each side, shuffled by
+    (seed, chip), so every slice is a sample and the whole table has the exact body."""
+    half = size // 2
+    q = (np.arange(half) + 0.5) / half
+    body = -np.log1p(-q * -math.expm1(-RTN_TAIL_UNITS))  # |L| given |L| <= tail start
+    v = np.rint(np.concatenate([body, -body]) * RTN_TABLE_ONE).astype(np.int16)
+    keyed_rng(seed, chip, Stream.RTN_TABLE).shuffle(v)
+    return v
 
 
 @dataclass(frozen=True)

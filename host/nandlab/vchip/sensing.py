@@ -1,8 +1,11 @@
 """What a sensing needs beyond the stored cells: the read noise and the drift cache.
 
-`ReadNoise`: random telegraph noise, fresh for every sensing, as a slice of a
-pre-drawn Laplacian table (made on first use) at a random offset; the offsets come
-from a generator seeded by (seed, chip) whose state is saved with the die image.
+`ReadNoise`: random telegraph noise, a Laplacian fresh for every sensing. Its body
+(|RTN| <= physics.RTN_TAIL_UNITS) is a slice of a table of the body's quantiles, shuffled,
+at a random offset; its tail, the cells of the sensing beyond that (e^-7 of them), is drawn
+cell by cell by the kernels from a 64-bit key (kernel._rtn_tail), so the tail is exact and
+not capped by the table's largest entry. The offsets and keys come from a generator seeded
+by (seed, chip) whose state is saved with the die image.
 
 `DriftCache`: the deterministic part of a WL's effective Vth (x - retention + rise
 + read disturb, float32, what `kernel.drift_kernel` computes), kept for the last
@@ -14,6 +17,7 @@ under a key works).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -23,6 +27,13 @@ RTN_TABLE_SIZE = 1 << 21
 DRIFT_CACHE_WLS = 4
 
 
+class NoiseDraw(NamedTuple):
+    """One sensing's read noise: the body table's slice at `offset`, the tail from `key`."""
+
+    offset: int
+    key: np.uint64
+
+
 class ReadNoise:
     def __init__(self, seed: int, chip: int, cells: int) -> None:
         self.generator = np.random.Generator(
@@ -30,16 +41,18 @@ class ReadNoise:
         )
         self._seed, self._chip, self._cells = seed, chip, cells
         self._size = max(RTN_TABLE_SIZE, 2 * cells)
+        self._span = np.uint64(self._size - self._cells + 1)
         self._table: np.ndarray | None = None
 
-    def offset(self) -> int:
-        """A fresh table offset for one WL's sensing."""
-        return int(self.generator.integers(0, self._size - self._cells + 1))
+    def draw(self) -> NoiseDraw:
+        """The noise of one WL's sensing: a table offset and a tail key."""
+        raw = self.generator.bit_generator.random_raw(2)
+        return NoiseDraw(int(raw[0] % self._span), raw[1])
 
     @property
     def table(self) -> np.ndarray:
         if self._table is None:
-            self._table = ph.laplace_table(self._seed, self._chip, self._size)
+            self._table = ph.laplace_body_table(self._seed, self._chip, self._size)
         return self._table
 
 
