@@ -107,7 +107,7 @@ class MwsSensing:
         charge the activated strings share with the bitline. Every selected WL gets the
         usual retention, read disturb and fresh RTN, and counts one read of its block.
         """
-        from nandlab.vchip.kernel import drift_kernel
+        from nandlab.vchip.kernel import drift_kernel, rtn_tail_fold
 
         a = self._a
         sens = a._phys.sensing
@@ -131,7 +131,9 @@ class MwsSensing:
             blk = a._block(block)
             w, c = a._history(block, blk, wl)
             drift_kernel(*a._wl_cells(block, wl, blk, w), drifted[r], c.drift)
-            offs[r] = a._noise.offset()
+            noise = a._noise.draw()
+            offs[r] = noise.offset
+            rtn_tail_fold(drifted[r], a._noise.table, noise.offset, noise.key, c.rtn_per_unit)
             scale[r] = c.rtn_per_unit
             row_group[r] = keys[(block, wl % subs)]
         for b in blocks:
