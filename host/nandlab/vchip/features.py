@@ -47,6 +47,7 @@ class FeatureRegisters:
             "nv-ddr3": profile.interfaces.nv_ddr3_modes,
         }
         self._interfaces = profile.interfaces
+        self._toggle: int | None = None  # Toggle speed grade the bench drives (no feature)
         self._implemented = frozenset(declared_features(profile))
         self._test_registers = testmode_features(profile)
         self._params: dict[int, bytes] = {}
@@ -84,8 +85,20 @@ class FeatureRegisters:
             or max(c.warmup_out, c.warmup_in) > offer.warmup_code
         )
 
+    def follow_toggle(self, mode: int | None) -> bool:
+        """The bench drives Toggle DDR at speed grade `mode` (None: it left Toggle). A Toggle
+        part has no interface feature: it moves data at the rate the host strobes, within
+        the grades its profile lists; False (and no change) for a grade it lacks."""
+        if mode is not None and mode not in self._interfaces.toggle_modes:
+            return False
+        self._toggle = mode
+        return True
+
     def data_interface(self) -> tuple[str, int]:
-        """(interface, mode) feature 01h selects: ("sdr", 0) after power-on and RESET."""
+        """(interface, mode) feature 01h selects: ("sdr", 0) after power-on and RESET; on a
+        Toggle part the speed grade the bench drives (`follow_toggle`)."""
+        if self._toggle is not None:
+            return "toggle2", self._toggle
         decoded = decode_timing_mode(self.get(Feature.TIMING_MODE)[0])
         assert decoded is not None  # set() stores only decodable values
         return decoded
@@ -109,6 +122,7 @@ class FeatureRegisters:
 
     def clear(self) -> None:
         self._params = {}
+        self._toggle = None
 
     def offset_mV(self, fa: int, param: int) -> float:
         """Read offset (mV) that parameter `param` of feature `fa` sets."""
