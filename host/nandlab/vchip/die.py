@@ -137,6 +137,20 @@ class VirtualDie:
         return self._clock.timing.mode
 
     @property
+    def data_interface(self) -> tuple[str, int]:
+        """(interface, mode) the die moves data in: feature 01h's, or the Toggle grade."""
+        return self._features.data_interface()
+
+    def follow_toggle(self, mode: int | None) -> bool:
+        """The bench runs Toggle DDR at speed grade `mode` (None: not Toggle); False when the
+        part has no such grade (`FeatureRegisters.follow_toggle`)."""
+        before = self._features.data_interface()
+        taken = self._features.follow_toggle(mode)
+        if self._features.data_interface() != before:
+            self._clock.timing = sdr(self._features.command_sdr_mode())
+        return taken
+
+    @property
     def slc_mode(self) -> bool:
         return self._addresses.mode is CellMode.SLC
 
