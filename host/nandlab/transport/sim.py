@@ -61,10 +61,11 @@ BENCH_CAPABILITIES = frozenset(
         "copyback",
         "nv-ddr2",
         "nv-ddr3",
+        "toggle2",
     }
 )
 """What every sim bench's controller can do (its oven and wear fast-forward are roles;
-"nv-ddr2" / "nv-ddr3": it runs every tabled mode of those interfaces);
+"nv-ddr2" / "nv-ddr3" / "toggle2": it runs every tabled mode of those interfaces);
 chip capabilities come from the profile's vendor section."""
 VENDOR_CAPABILITIES = (
     "slc_mode",

@@ -17,9 +17,7 @@ from typing import Any
 import numpy as np
 
 from nandlab.errors import OpProgramError
-from nandlab.onfi_spec.ddr_features import decode_timing_mode
 from nandlab.onfi_spec.nvddr_timing import DDR_MODES, DdrInterface
-from nandlab.onfi_spec.opcodes import Feature
 from nandlab.ops import (
     MAX_SDR_MODE,
     Addr,
@@ -61,6 +59,7 @@ _INTERFACE_MODES: dict[int, tuple[str, int]] = {
     Interface.SDR: ("sdr", MAX_SDR_MODE + 1),
     Interface.NV_DDR2: ("nv-ddr2", len(DDR_MODES[DdrInterface.NV_DDR2])),
     Interface.NV_DDR3: ("nv-ddr3", len(DDR_MODES[DdrInterface.NV_DDR3])),
+    Interface.TOGGLE: ("toggle2", len(DDR_MODES[DdrInterface.TOGGLE2])),
 }
 GPIO_WP_N = 0x01
 
@@ -218,8 +217,12 @@ class _Run:
         if ins.mode >= modes:
             raise _Stop(ErrorCode.BAD_ARG)
         bench.expected_timing_mode = ins.mode
+        # a Toggle part has no interface feature: it follows the rate the channel strobes
+        toggle = ins.mode if ins.interface == Interface.TOGGLE else None
+        for d in bench.dies:
+            d.follow_toggle(toggle)
         die = self.die
-        now = None if die is None else decode_timing_mode(die.feature(Feature.TIMING_MODE)[0])
+        now = None if die is None else die.data_interface
         if now is not None and now != (name, ins.mode):
             bench.timing_mismatches.append(TimingMismatch(index, ins.mode, now[1]))
 
