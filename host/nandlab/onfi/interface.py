@@ -1,5 +1,8 @@
 """Data interface negotiation: the fastest interface and mode both the part and the bench run.
 
+A Toggle (JEDEC) part lists Toggle DDR speed grades instead: it is switched by the
+bench's TIMING alone and verified by reading READ ID 40h back at the new rate.
+
 The part says what it supports in its parameter page (SDR modes, bytes
 129-130; NV-DDR2, 142 / 162; NV-DDR3, 160-161; ODT and complementary
 signals, 158; warm-up, 159). The bench says what its controller and board
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from nandlab.errors import RangeError
 from nandlab.onfi.errors import FeatureNotAccepted
+from nandlab.onfi_spec import jedec_parampage as jp
 from nandlab.onfi_spec import parampage as pp
 from nandlab.onfi_spec.ddr_features import DdrConfig, decode_timing_mode, timing_mode_p1
 from nandlab.onfi_spec.nvddr_timing import DDR_MODES, DdrInterface, ddr
@@ -36,8 +40,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DDR_ORDER = (DdrInterface.NV_DDR3, DdrInterface.NV_DDR2)
-OP_INTERFACE = {"sdr": Interface.SDR, "nv-ddr2": Interface.NV_DDR2, "nv-ddr3": Interface.NV_DDR3}
+DDR_ORDER = (DdrInterface.NV_DDR3, DdrInterface.NV_DDR2, DdrInterface.TOGGLE2)
+OP_INTERFACE = {"sdr": Interface.SDR, "nv-ddr2": Interface.NV_DDR2, "nv-ddr3": Interface.NV_DDR3,
+                "toggle2": Interface.TOGGLE}
 ALL_SDR = tuple(range(len(SDR_MODES)))
 
 
@@ -62,8 +67,7 @@ class BusModes:
                         both(self.nv_ddr3, other.nv_ddr3), both(self.toggle2, other.toggle2))
 
     def describe(self) -> str:
-        names = (*OP_INTERFACE, "toggle2")
-        parts = [f"{name} {_span(self.modes(name))}" for name in names if self.modes(name)]
+        parts = [f"{name} {_span(self.modes(name))}" for name in OP_INTERFACE if self.modes(name)]
         return ", ".join(parts) or "none"
 
 
@@ -98,17 +102,19 @@ class ModeLists(Protocol):
     sdr_modes: list[int]
     nv_ddr2_modes: list[int]
     nv_ddr3_modes: list[int]
+    toggle_modes: list[int]
 
 
 def board_modes(lists: ModeLists) -> BusModes:
     """The modes a board file lists."""
-    return BusModes(tuple(lists.sdr_modes), tuple(lists.nv_ddr2_modes), tuple(lists.nv_ddr3_modes))
+    return BusModes(tuple(lists.sdr_modes), tuple(lists.nv_ddr2_modes), tuple(lists.nv_ddr3_modes),
+                    tuple(lists.toggle_modes))
 
 
 def bench_modes(supports: Any, board: BusModes | None = None) -> BusModes:
     """What a bench drives, narrowed to the board's list when one is known. A transport
     declares bench capability "nv-ddr3" for every tabled mode of NV-DDR3, or "nv-ddr3 mode
-    N" for each mode it runs (a PHY limited by its clock); likewise NV-DDR2."""
+    N" for each mode it runs (a PHY limited by its clock); likewise NV-DDR2 and "toggle2"."""
 
     def offered(iface: DdrInterface) -> tuple[int, ...]:
         every = range(len(DDR_MODES[iface]))
@@ -116,7 +122,8 @@ def bench_modes(supports: Any, board: BusModes | None = None) -> BusModes:
             return tuple(every)
         return tuple(m for m in every if supports(f"{iface.value} mode {m}"))
 
-    offer = BusModes(nv_ddr2=offered(DdrInterface.NV_DDR2), nv_ddr3=offered(DdrInterface.NV_DDR3))
+    offer = BusModes(nv_ddr2=offered(DdrInterface.NV_DDR2), nv_ddr3=offered(DdrInterface.NV_DDR3),
+                     toggle2=offered(DdrInterface.TOGGLE2))
     return offer if board is None else offer.narrowed(board)
 
 
@@ -167,7 +174,7 @@ def negotiate(target: Target, bus: BusModes, *, max_rate_mts: float | None = Non
             continue
         mode = modes[-1]
         tried.append(f"{iface.value} mode {mode}")
-        done = _switch_ddr(target, iface.value, mode, _config_for(fields))
+        done = _switch(target, iface.value, mode, fields)
         if isinstance(done, NegotiatedInterface):
             return replace(done, reason="; ".join([*reasons, done.reason]), tried=tried)
         reasons.append(done)
@@ -194,8 +201,7 @@ def switch_to(target: Target, interface: str, mode: int, bus: BusModes) -> Negot
             f"{interface} mode {mode} is not offered by both the part ({part.describe()}) and "
             f"the bench ({bus.describe()})"
         )
-    fields = target.identification.fields
-    done = _switch_ddr(target, interface, mode, _config_for(fields))
+    done = _switch(target, interface, mode, target.identification.fields)
     if isinstance(done, str):
         raise FeatureNotAccepted(done)
     return done
@@ -208,6 +214,27 @@ def _why_not(iface: str, part: BusModes, bus: BusModes) -> str:
         return f"the bench does not drive {iface}"
     return f"no {iface} mode both run (part {_span(part.modes(iface))}, " \
            f"bench {_span(bus.modes(iface)) if bus.modes(iface) else 'none'})"
+
+
+def _switch(target: Target, iface: str, mode: int, fields: dict[str, Any]
+            ) -> NegotiatedInterface | str:
+    if iface == DdrInterface.TOGGLE2:
+        return _switch_toggle(target, mode)
+    return _switch_ddr(target, iface, mode, _config_for(fields))
+
+
+def _switch_toggle(target: Target, mode: int) -> NegotiatedInterface | str:
+    """A Toggle part has no interface feature: the bench strobes at the grade (TIMING) and
+    READ ID 40h is read back at that rate to verify; the bench returns to SDR otherwise."""
+    target.run(Program().timing(mode, Interface.TOGGLE), f"TIMING toggle2 mode {mode}")
+    got = target.read_id(jp.READ_ID_JEDEC_ADDRESS, len(jp.JEDEC_ID_SIGNATURE))
+    if got != jp.JEDEC_ID_SIGNATURE:
+        target.run(Program().timing(target.timing_mode), f"TIMING SDR mode {target.timing_mode}")
+        return f"toggle2 mode {mode}: READ ID 40h read {got!r} at that rate, not 'JEDEC'"
+    rate = ddr(DdrInterface.TOGGLE2, mode).data_rate_mts
+    log.info("data interface: toggle2 mode %d (%d MT/s)", mode, rate)
+    return NegotiatedInterface("toggle2", mode, float(rate), None,
+                               "fastest Toggle speed grade both the part and the bench run")
 
 
 def _switch_ddr(target: Target, iface: str, mode: int, config: DdrConfig
