@@ -21,7 +21,7 @@ def selected(die: VirtualDie) -> tuple[str, int] | None:
 
 def test_shipped_boards_list_what_their_vccq_carries() -> None:
     kcu = board_modes(load_board("kcu105-fmc-nand").interfaces)
-    assert kcu == BusModes(nv_ddr2=tuple(range(8)))
+    assert kcu == BusModes(nv_ddr2=tuple(range(8)), toggle2=tuple(range(8)))
     assert board_modes(load_board("ft2232h-bga").interfaces) == BusModes()
 
 

@@ -238,10 +238,14 @@ class BoardInterfaces(_Strict):
     sdr_modes: list[int] = Field(default=[0, 1, 2, 3, 4, 5], description="SDR modes (0..5)")
     nv_ddr2_modes: list[int] = Field(default=[], description="NV-DDR2 modes (0..7)")
     nv_ddr3_modes: list[int] = Field(default=[], description="NV-DDR3 modes (0..15)")
+    toggle_modes: list[int] = Field(
+        default=[], description="Toggle DDR 2.0 speed grades (0..7, 1.8 V as NV-DDR2)"
+    )
 
     @model_validator(mode="after")
     def _modes_exist(self) -> BoardInterfaces:
-        for name, top in (("sdr_modes", 5), ("nv_ddr2_modes", 7), ("nv_ddr3_modes", 15)):
+        for name, top in (("sdr_modes", 5), ("nv_ddr2_modes", 7), ("nv_ddr3_modes", 15),
+                          ("toggle_modes", 7)):
             bad = [m for m in getattr(self, name) if not 0 <= m <= top]
             if bad:
                 raise ValueError(f"interfaces.{name}: modes are 0..{top}, not {bad}")
@@ -266,7 +270,8 @@ class Board(_Strict):
     @model_validator(mode="after")
     def _cross_refs(self) -> Board:
         for modes, vccq, name in ((self.interfaces.nv_ddr2_modes, 1800, "NV-DDR2"),
-                                  (self.interfaces.nv_ddr3_modes, 1200, "NV-DDR3")):
+                                  (self.interfaces.nv_ddr3_modes, 1200, "NV-DDR3"),
+                                  (self.interfaces.toggle_modes, 1800, "Toggle DDR 2.0")):
             if modes and self.io_voltage_mV != vccq:
                 raise ValueError(
                     f"{name} signals at VccQ {vccq} mV: this board's io_voltage_mV is "
