@@ -44,7 +44,10 @@ class Client:
         """Half cycles alternate floor / ceil, so an odd tRC in ps is kept exactly."""
         return self.lim.tRC // 2 if i % 2 == 0 else self.lim.tRC - self.lim.tRC // 2
 
-    def data_in(self, data: bytes) -> None:
+    def data_in(self, data: bytes, park: bool = True, release: bool = True) -> None:
+        """DQS edges after the preamble, one per byte; `park=False` releases DQS where the
+        last edge left it (high after an odd count) instead of a final fall; `release=False`
+        keeps DQ driven after the burst."""
         self.at(0, "dq_oe", 1)
         self.at(0, "dqs", 0)
         self.t += self.lim.tWPRE - self.slack.get("tWPRE", 0) - self.lim.tDS - 20
@@ -56,8 +59,12 @@ class Client:
             if glitch:
                 self.at(glitch, "dq", byte ^ 0xFF)  # DQ moves inside the hold
             self.t += self.half(i) - self.lim.tDS - 20 - glitch
-        self.at(0, "dqs", 0)
-        self.at(self.lim.tWPST + 100, "dq_oe", 0)
+        if park:
+            self.at(0, "dqs", 0)
+        if release:
+            self.at(self.lim.tWPST + 100, "dq_oe", 0)
+        else:
+            self.t += self.lim.tWPST + 100
 
     def data_out(self, n: int, capture: dict[int, int]) -> None:
         """RE_n burst of n bytes; the die answers each RE_n edge with a DQS edge 3 ns later;
@@ -149,3 +156,55 @@ def test_output_model_window_and_injected_skew() -> None:
     assert model.capture_ok(0, T.tDQSQ) and model.capture_ok(0, T.tQH)
     assert not model.capture_ok(0, T.tDQSQ - 1) and not model.capture_ok(0, T.tQH + 1)
     assert not model.capture_ok(1, T.tDQSQ) and model.capture_ok(1, T.tQH + 400)
+
+
+def set_features(client: Client, sent: bytes) -> DdrTimingChecker:
+    """SET FEATURES 01h with `sent` on the DQS edges, then READ STATUS (an odd count leaves
+    DQS high: a parking fall would latch the last byte again and even the count)."""
+    client.at(0, "ce_n", 0)
+    client.t += client.lim.tCS
+    client.cycle("cle", 0xEF)
+    client.cycle("ale", 0x01)
+    client.t += client.lim.tADL
+    client.data_in(sent, park=len(sent) % 2 == 0)
+    client.cycle("cle", 0x70)
+    return client.run()
+
+
+@pytest.mark.parametrize(("interface", "mode"), GRID)
+def test_set_features_bytes_sent_twice_pass(interface: str, mode: int) -> None:
+    # ONFI's repeat bytes: P1 P1 P2 P2 P3 P3 P4 P4 on eight DQS edges
+    chk = set_features(Client(lim=ddr(interface, mode)), bytes.fromhex("3a3a000000000000"))
+    assert chk.violations == []
+
+
+@pytest.mark.parametrize(
+    ("sent", "shown"),
+    [
+        (bytes.fromhex("3a000000"), "got 3A 00 00 00"),           # each byte once
+        (bytes.fromhex("3a3a0000000000"), "got 3A 3A 00 00 00 00 00"),  # odd edge count
+        (bytes.fromhex("3a3b000000000000"), "got 3A 3B 00"),      # a pair that differs
+    ],
+)
+def test_set_features_bytes_not_repeated_are_one_violation(sent: bytes, shown: str) -> None:
+    found = set_features(Client(), sent).violations
+    assert [v.param for v in found] == ["repeat bytes"]
+    assert "command EFh" in found[0].detail and shown in found[0].detail
+    assert str(found[0]).startswith("nv-ddr3 mode 10: repeat bytes violated")
+
+
+@pytest.mark.parametrize(("command", "faults"), [(0x80, []), (0xEF, ["repeat bytes"])])
+def test_a_burst_belongs_to_the_command_before_it(command: int, faults: list[str]) -> None:
+    # a controller that keeps driving DQ through the next commands (as the RTL PHY does):
+    # PROGRAM's page data, sent once, is not judged by the READ STATUS that follows it
+    client = Client()
+    client.at(0, "ce_n", 0)
+    client.t += client.lim.tCS
+    client.cycle("cle", command)
+    client.cycle("ale", 0x01)
+    client.t += client.lim.tADL
+    client.data_in(b"\x12\x34\x56\x78", release=False)
+    client.cycle("cle", 0x10)
+    client.cycle("cle", 0x70)
+    client.at(client.lim.tWHR, "dq_oe", 0)
+    assert [v.param for v in client.run().violations] == faults

@@ -14,6 +14,15 @@ The bit positions are those public SoC NAND drivers write; the ODT ohm
 values and the warm-up coding are the specification's as we read it.
 Parameter page byte 159 is read here as the highest warm-up code a part
 takes per direction (our reading; the virtual dies report it so).
+
+Repeat bytes (ONFI 4.x, chapter "NV-DDR / NV-DDR2 / NV-DDR3 and Repeat Bytes",
+as Linux commit 09cdb237c3c8 "mtd: rawnand: Handle the double bytes in NV-DDR
+mode" quotes it): in the DDR interfaces the commands that move no array data
+send each data byte twice, the same value on two consecutive strobe edges (RE_n
+or DQS rising and falling), and the receiver keeps one copy: SET FEATURES and
+ODT CONFIGURE input, READ ID, GET FEATURES, READ STATUS and READ STATUS
+ENHANCED output. READ PARAMETER PAGE, READ UNIQUE ID and page data are not
+repeated; neither is anything in SDR.
 """
 
 from __future__ import annotations
@@ -21,10 +30,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nandlab.onfi_spec.nvddr_timing import FEATURE_01H_INTERFACE
+from nandlab.onfi_spec.opcodes import Cmd
 
 INTERFACE_BY_CODE = {code: name for name, code in FEATURE_01H_INTERFACE.items()}
 ODT_OHMS = {0: None, 1: 150, 2: 100, 3: 75, 4: 50}
 WARMUP_CYCLES = (0, 1, 2, 4)
+ODT_CONFIGURE = 0xE2
+"""ODT CONFIGURE's opcode (per-LUN termination matrix; not implemented by the dies here)."""
+REPEAT_BYTE_COMMANDS = frozenset({
+    Cmd.SET_FEATURES, ODT_CONFIGURE,                                   # data in
+    Cmd.READ_ID, Cmd.GET_FEATURES, Cmd.READ_STATUS, Cmd.READ_STATUS_ENHANCED,  # data out
+})
+"""Commands whose data bytes go twice in NV-DDR / NV-DDR2 / NV-DDR3 (see above)."""
 
 
 def timing_mode_p1(interface: str, mode: int) -> int:

@@ -7,6 +7,13 @@ every later RE# edge reads one byte and the die's DQS edge follows
 `dqs_out_ps` later (edge-aligned, DQ valid tDQSQ..tQH after it, shifted by
 `dq_skew_ps`); every DQS edge the controller drives after its preamble
 latches DQ. Every edge goes to the DDR checker (`ddr_checker`).
+
+After a command of `REPEAT_BYTE_COMMANDS` (READ ID, GET / SET FEATURES, READ
+STATUS ...) each byte takes two edges, as ONFI's repeat bytes want: the die
+sends every output byte on two RE# edges (one `die.read` per pair) and keeps
+the first of each pair of input bytes, latched on the pair's second DQS edge
+(a controller that sends SET FEATURES bytes once gives the die half of them;
+the checker reports it).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import cocotb
 from cocotb.simtime import get_sim_time
 from cocotb.triggers import Timer
 
+from nandlab.onfi_spec.ddr_features import REPEAT_BYTE_COMMANDS
 from nandlab.vchip.die import VirtualDie
 from nandlab.vchip.pin_timing import PS_PER_NS as PS
 from nandlab.vchip.pin_timing import SdrTimingChecker
@@ -37,6 +45,8 @@ class DdrDiePins:
     _rd_burst: bool
     _wr_burst: bool
     _die_dqs: int
+    _command = -1                 # the last command latched: does it repeat its bytes?
+    _first_copy: int | None = None  # the byte of a repeated pair's first edge
 
     @staticmethod
     def now_ps() -> int:
@@ -75,9 +85,12 @@ class DdrDiePins:
             self._end_bursts(t)
             if now["we_n"] == 1 and (prev["cle"] or prev["ale"]):
                 self.strobes.append((t, "cmd" if prev["cle"] else "addr"))
+                if prev["cle"]:
+                    self._command = prev["dq"]
                 self._latch(t, prev)
         if now["dqs_oe"] != prev["dqs_oe"]:
             self._wr_burst = bool(now["dqs_oe"]) and not now["dqs"]
+            self._first_copy = None
             if not now["dqs_oe"]:
                 self._update_mode()  # a SET FEATURES 01h burst may have left the interface
         if now["dqs_oe"] and now["dqs"] != prev["dqs"]:
@@ -101,6 +114,11 @@ class DdrDiePins:
         cycle (else the controller's wait for ready passes at once and its next command
         reaches a busy die). A 01h write's new interface is taken when the burst ends.
         """
+        if self._command in REPEAT_BYTE_COMMANDS:
+            if self._first_copy is None:
+                self._first_copy = byte
+                return
+            byte, self._first_copy = self._first_copy, None
         die = self._die()
         if die is None:
             return
@@ -115,6 +133,7 @@ class DdrDiePins:
     def _end_bursts(self, t: int) -> None:
         """A command, an address or CE# ends any burst; the die parks its DQS low."""
         self._rd_burst = False
+        self._first_copy = None
         if self._die_dqs:
             self._die_dqs = 0
             cocotb.start_soon(self._park_dqs())
@@ -126,12 +145,17 @@ class DdrDiePins:
         self.ddr_checker.edge(self.now_ps(), "dqs_c", 1)
 
     def _ddr_read(self, t: int, level: int) -> None:
+        repeat = self._command in REPEAT_BYTE_COMMANDS
         die = self._die()
-        if die is None:
+        if repeat and self._first_copy is not None:
+            byte, self._first_copy = self._first_copy, None
+        elif die is None:
             byte = 0xFF
         else:
             self._sync_dies(t // PS)
             byte = die.read(1)[0]
+            if repeat:
+                self._first_copy = byte
         cocotb.start_soon(self._drive_ddr_out(t + self.dqs_out_ps, level, byte))
 
     async def _drive_ddr_out(self, edge_ps: int, level: int, byte: int) -> None:

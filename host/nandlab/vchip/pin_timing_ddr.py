@@ -33,10 +33,17 @@ tREH/tRP   RE_n high / low pulse                               RE_n edge
 tRPST      last RE_n edge to the next command (WE_n fall)      WE_n fall
 tDQSQ      DQ captured no earlier than tDQSQ after a DQS edge  sample
 tQH        DQ captured no later than tQH after that edge       sample
+repeat     after SET FEATURES / ODT CONFIGURE, every data-in   DQ_OE fall,
+bytes      byte on two DQS edges (even count, equal pairs)     WE_n fall
 =========  ==================================================  ============
 
 A burst starts at the first DQS edge after DQ_OE rose (data in) or the
-first RE_n fall after a command or address cycle (data out).
+first RE_n fall after a command or address cycle (data out). The repeat-byte
+rule is a bus rule (measured n/a, required 0, as the SDR checker's CE# rule):
+the command is DQ at its latching WE_n rise, and a die that takes such a
+burst keeps one copy per pair, so bytes sent once reach it halved
+(`onfi_spec.ddr_features.REPEAT_BYTE_COMMANDS`; on data out the die repeats and
+what the controller keeps is its own business).
 
     >>> chk = DdrTimingChecker("nv-ddr3", 10)
     >>> for t, pin, level in ((0, "dq_oe", 1), (0, "dqs", 0), (5_000, "dqs", 1)):
@@ -51,6 +58,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from nandlab.onfi_spec.ddr_features import REPEAT_BYTE_COMMANDS
 from nandlab.onfi_spec.nvddr_timing import DdrInterface, DdrTiming, ddr
 from nandlab.vchip.pin_timing import NEVER, OnfiTimingError, TimingViolation
 
@@ -92,6 +100,9 @@ class DdrTimingChecker:
         self.changed: dict[str, int] = dict.fromkeys(DDR_PINS, NEVER)
         self.we_fall = self.we_rise = NEVER
         self.last_cycle = ""  # "cmd" | "addr" of the last WE_n cycle
+        self.command = -1  # the last command byte latched
+        self.din_command = -1  # the command before the data-in burst
+        self.din_bytes: list[int] = []  # DQ at each controller DQS edge of the burst
         self.din_burst = False  # DQS has toggled since DQ_OE rose
         self.dqs_rise = self.dqs_fall = NEVER  # the controller's DQS edges (data in)
         self.die_dqs_edge = NEVER  # the die's last DQS edge (data out)
@@ -111,6 +122,11 @@ class DdrTimingChecker:
         self.violations.append(v)
         if self.strict:
             raise OnfiTimingError(v)
+
+    def rule(self, ok: bool, param: str, t: int, detail: str) -> None:
+        """Record a bus-rule violation `param` at `t` (ps) unless `ok`."""
+        if not ok:
+            self._violate(param, t, -math.inf, 0, detail)
 
     def _at_least(self, param: str, t: int, since: int, need_ps: int, detail: str = "") -> None:
         """Require t - since >= need_ps (skipped when `since` never happened)."""
@@ -166,6 +182,7 @@ class DdrTimingChecker:
     def _we(self, t: int, level: int) -> None:
         lim = self.limits
         if level == 0:
+            self._end_din(t)
             self._at_least("tWH", t, self.we_rise, lim.tWH)
             self._at_least("tWC", t, self.we_fall, lim.tWC)
             if self.dout_burst:
@@ -181,6 +198,8 @@ class DdrTimingChecker:
                        f"CLE={cle} ALE={ale} to WE_n high")
         self._at_least("tCAS", t, self.changed["dq"], lim.tCAS, "DQ to WE_n high")
         self.last_cycle = "cmd" if cle else "addr" if ale else ""
+        if cle:
+            self.command = self.level["dq"]
         self.we_rise = t
 
     def _dq(self, t: int) -> None:
@@ -196,10 +215,22 @@ class DdrTimingChecker:
         if level:
             self.din_burst = False
             self.dqs_rise = self.dqs_fall = NEVER
+            self.din_bytes = []
             return
         if self.din_burst:
             self._at_least("tWPST", t, self.dqs_fall, self.limits.tWPST, "last DQS fall to release")
+            self._end_din(t)
         self.din_burst = False
+
+    def _end_din(self, t: int) -> None:
+        """The data-in bytes end (DQ released or the next command): were they repeated?"""
+        got, self.din_bytes = self.din_bytes, []
+        if not got or self.din_command not in REPEAT_BYTE_COMMANDS:
+            return
+        pairs_equal = all(a == b for a, b in zip(got[::2], got[1::2], strict=False))
+        self.rule(len(got) % 2 == 0 and pairs_equal, "repeat bytes", t,
+                  f"command {self.din_command:02X}h: each data byte twice in DDR, got "
+                  + " ".join(f"{b:02X}" for b in got))
 
     def _dqs(self, t: int, level: int) -> None:
         lim = self.limits
@@ -210,7 +241,7 @@ class DdrTimingChecker:
             if level:
                 preamble_from = max(self.changed["dqs"], self.changed["dq_oe"])
                 self._at_least("tWPRE", t, preamble_from, lim.tWPRE, "DQS low before first rise")
-                self.din_burst = True
+                self.din_burst, self.din_command = True, self.command
             else:
                 return
         else:
@@ -220,6 +251,7 @@ class DdrTimingChecker:
             else:
                 self._at_least("tDQSH", t, self.dqs_rise, lim.tDQSH)
         self._at_least("tDS", t, self.changed["dq"], lim.tDS, "DQ stable before DQS edge")
+        self.din_bytes.append(self.level["dq"])
         self.dq_since_dqs = False
         if level:
             self.dqs_rise = t
