@@ -241,6 +241,11 @@ class BoardInterfaces(_Strict):
     toggle_modes: list[int] = Field(
         default=[], description="Toggle DDR 2.0 speed grades (0..7, 1.8 V as NV-DDR2)"
     )
+    warmup_out_cycles: Literal[0, 1, 2, 4] = Field(
+        default=0, description="NV-DDR2/3 warm-up cycles the board wants before data out "
+        "(feature 02h; the part's most if it takes fewer)")
+    warmup_in_cycles: Literal[0, 1, 2, 4] = Field(
+        default=0, description="NV-DDR2/3 warm-up cycles the board wants before data in")
 
     @model_validator(mode="after")
     def _modes_exist(self) -> BoardInterfaces:
