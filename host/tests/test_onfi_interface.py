@@ -8,8 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from nandlab.boards.model import BoardInterfaces
 from nandlab.onfi import Chip
-from nandlab.onfi.interface import BusModes, bench_modes, negotiate, part_modes
+from nandlab.onfi.interface import BusModes, bench_modes, board_modes, negotiate, part_modes
 from nandlab.onfi_spec.ddr_features import decode_timing_mode
 from nandlab.transport import SimTransport
 from nandlab.vchip.die import VirtualDie
@@ -123,3 +124,29 @@ def test_chip_keeps_the_interface_until_reset_and_reads_pages_faster(
     chip.reset()
     assert (chip.interface.interface, chip.interface.mode) == ("sdr", 0)
     assert selected(bench.dies[0]) == ("sdr", 0)
+
+
+@pytest.mark.parametrize(
+    ("profile", "lists", "p2"),
+    [  # tlc-coxpm takes up to 4 cycles each way: the board's ask, codes 2 (out) and 3 (in)
+     ("tlc-coxpm", {"nv_ddr3_modes": list(range(16)), "warmup_out_cycles": 2,
+                    "warmup_in_cycles": 4}, 0x32),
+     # mlc-planar takes one cycle at most (byte 159 = 11h): a board wanting 4 gets 1
+     ("mlc-planar", {"nv_ddr2_modes": list(range(8)), "warmup_out_cycles": 4,
+                     "warmup_in_cycles": 4}, 0x11),
+     ("tlc-coxpm", {"nv_ddr3_modes": list(range(16))}, 0x00)],  # no ask, no warm-up
+)
+def test_the_board_s_warm_up_is_configured_up_to_the_part_s_most(
+    profile: str, lists: dict[str, object], p2: int
+) -> None:
+    bench = SimTransport(profile, seed=1, persist=False)
+    try:
+        chip = Chip(bench)
+        chip.identify()
+        board = board_modes(BoardInterfaces.model_validate({"sdr_modes": [0], **lists}))
+        got = chip.negotiate_interface(board)
+        assert got.interface != "sdr" and got.config is not None
+        assert chip.get_feature(0x02)[1] == p2  # feature 02h P2: data in 7:4, data out 3:0
+        assert (got.config.warmup_in << 4 | got.config.warmup_out) == p2
+    finally:
+        bench.close()

@@ -28,7 +28,12 @@ from nandlab.errors import RangeError
 from nandlab.onfi.errors import FeatureNotAccepted
 from nandlab.onfi_spec import jedec_parampage as jp
 from nandlab.onfi_spec import parampage as pp
-from nandlab.onfi_spec.ddr_features import DdrConfig, decode_timing_mode, timing_mode_p1
+from nandlab.onfi_spec.ddr_features import (
+    WARMUP_CYCLES,
+    DdrConfig,
+    decode_timing_mode,
+    timing_mode_p1,
+)
 from nandlab.onfi_spec.nvddr_timing import DDR_MODES, DdrInterface, ddr
 from nandlab.onfi_spec.opcodes import Feature
 from nandlab.onfi_spec.sdr_timing import SDR_MODES, sdr
@@ -54,17 +59,22 @@ class BusModes:
     nv_ddr2: tuple[int, ...] = ()
     nv_ddr3: tuple[int, ...] = ()
     toggle2: tuple[int, ...] = ()  # Toggle DDR 2.0 speed grades (a JEDEC part's page)
+    warmup_out: int = 0
+    """NV-DDR2/3 warm-up code (0..3 = 0, 1, 2, 4 cycles) the board wants before data out."""
+    warmup_in: int = 0
 
     def modes(self, interface: str) -> tuple[int, ...]:
         return {"sdr": self.sdr, "nv-ddr2": self.nv_ddr2, "nv-ddr3": self.nv_ddr3,
                 "toggle2": self.toggle2}[interface]
 
     def narrowed(self, other: BusModes) -> BusModes:
-        """The modes both offer."""
+        """The modes both offer, with the warm-up either wants."""
         def both(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
             return tuple(sorted(set(a) & set(b)))
         return BusModes(both(self.sdr, other.sdr), both(self.nv_ddr2, other.nv_ddr2),
-                        both(self.nv_ddr3, other.nv_ddr3), both(self.toggle2, other.toggle2))
+                        both(self.nv_ddr3, other.nv_ddr3), both(self.toggle2, other.toggle2),
+                        max(self.warmup_out, other.warmup_out),
+                        max(self.warmup_in, other.warmup_in))
 
     def describe(self) -> str:
         parts = [f"{name} {_span(self.modes(name))}" for name in OP_INTERFACE if self.modes(name)]
@@ -103,12 +113,15 @@ class ModeLists(Protocol):
     nv_ddr2_modes: list[int]
     nv_ddr3_modes: list[int]
     toggle_modes: list[int]
+    warmup_out_cycles: int
+    warmup_in_cycles: int
 
 
 def board_modes(lists: ModeLists) -> BusModes:
-    """The modes a board file lists."""
+    """The modes a board file lists and the warm-up it wants."""
     return BusModes(tuple(lists.sdr_modes), tuple(lists.nv_ddr2_modes), tuple(lists.nv_ddr3_modes),
-                    tuple(lists.toggle_modes))
+                    tuple(lists.toggle_modes), WARMUP_CYCLES.index(lists.warmup_out_cycles),
+                    WARMUP_CYCLES.index(lists.warmup_in_cycles))
 
 
 def bench_modes(supports: Any, board: BusModes | None = None) -> BusModes:
@@ -149,12 +162,15 @@ def sdr_rate(mode: int) -> float:
     return 1000.0 / sdr(mode).tRC
 
 
-def _config_for(fields: dict[str, Any]) -> DdrConfig:
+def _config_for(fields: dict[str, Any], bus: BusModes) -> DdrConfig:
     """Complementary RE / DQS where the part has them (needed above 200 MT/s by most parts);
-    ODT off and no warm-up: the board's termination is not known here."""
-    f = int(fields["nv_ddr23_features"])
+    the warm-up the board wants, up to the part's most (parameter page byte 159); ODT off:
+    the board's termination is not known here."""
+    f, most = int(fields["nv_ddr23_features"]), int(fields["nv_ddr23_warmup"])
     return DdrConfig(re_c=bool(f & pp.PP_DDR_DIFFERENTIAL_RE),
-                     dqs_c=bool(f & pp.PP_DDR_DIFFERENTIAL_DQS))
+                     dqs_c=bool(f & pp.PP_DDR_DIFFERENTIAL_DQS),
+                     warmup_out=min(bus.warmup_out, most & 0x0F),
+                     warmup_in=min(bus.warmup_in, most >> 4))
 
 
 def negotiate(target: Target, bus: BusModes, *, max_rate_mts: float | None = None
@@ -174,7 +190,7 @@ def negotiate(target: Target, bus: BusModes, *, max_rate_mts: float | None = Non
             continue
         mode = modes[-1]
         tried.append(f"{iface.value} mode {mode}")
-        done = _switch(target, iface.value, mode, fields)
+        done = _switch(target, iface.value, mode, fields, bus)
         if isinstance(done, NegotiatedInterface):
             return replace(done, reason="; ".join([*reasons, done.reason]), tried=tried)
         reasons.append(done)
@@ -201,7 +217,7 @@ def switch_to(target: Target, interface: str, mode: int, bus: BusModes) -> Negot
             f"{interface} mode {mode} is not offered by both the part ({part.describe()}) and "
             f"the bench ({bus.describe()})"
         )
-    done = _switch(target, interface, mode, target.identification.fields)
+    done = _switch(target, interface, mode, target.identification.fields, bus)
     if isinstance(done, str):
         raise FeatureNotAccepted(done)
     return done
@@ -216,11 +232,11 @@ def _why_not(iface: str, part: BusModes, bus: BusModes) -> str:
            f"bench {_span(bus.modes(iface)) if bus.modes(iface) else 'none'})"
 
 
-def _switch(target: Target, iface: str, mode: int, fields: dict[str, Any]
+def _switch(target: Target, iface: str, mode: int, fields: dict[str, Any], bus: BusModes
             ) -> NegotiatedInterface | str:
     if iface == DdrInterface.TOGGLE2:
         return _switch_toggle(target, mode)
-    return _switch_ddr(target, iface, mode, _config_for(fields))
+    return _switch_ddr(target, iface, mode, _config_for(fields, bus))
 
 
 def _switch_toggle(target: Target, mode: int) -> NegotiatedInterface | str:
