@@ -63,6 +63,7 @@ module nandlab_core #(
     wire              phy_req_valid, phy_req_ready, phy_rd_valid, phy_idle, phy_wb_done;
     wire              phy_burst_hold, phy_rd_ready;
     wire [1:0]        phy_req_kind;
+    wire [3:0]        phy_warmup;
     wire [7:0]        phy_req_data, phy_rd_data;
     wire [NUM_CE-1:0] ce_sel;
 
@@ -78,6 +79,9 @@ module nandlab_core #(
         .NUM_CE(NUM_CE), .TAP_PS(TAP_PS), .USE_XILINX_PRIMS(USE_XILINX_PRIMS)
     ) u_phy (
         .wp_n(nand_wp_n), .burst_hold(phy_burst_hold), .rd_ready(phy_rd_ready),
+        .warmup(phy_warmup),
+        .ddr_repeat(status_interface == nandlab_ops_pkg::IF_NV_DDR2 ||
+                    status_interface == nandlab_ops_pkg::IF_NV_DDR3),
         .dqs_delay(csr_dqs_delay),
         .req_valid(phy_req_valid), .req_ready(phy_req_ready),
         .req_kind(phy_req_kind), .req_data(phy_req_data),

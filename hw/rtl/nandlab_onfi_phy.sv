@@ -46,6 +46,21 @@
 // and latches the held byte again on a parking DQS fall; then the postamble
 // hold (T_RPSTH / T_WPSTH). One instruction is one burst.
 //
+// Repeated bytes (`ddr_repeat`: NV-DDR2 / NV-DDR3, not Toggle): ONFI sends
+// each data byte of SET FEATURES (EFh, D5h) and ODT CONFIGURE (E2h) input and
+// of GET FEATURES (EEh, D4h), READ ID (90h) and READ STATUS (70h, 78h) output
+// twice, on both edges of a strobe period. After such a command every DIN
+// request goes out on two DQS edges and every DOUT request takes two RE#
+// edges, of which the first copy is kept, so the sequencer and the op program
+// see each byte once. Any other command ends it (READ STATUS then 00h returns
+// to page data). Page data, the parameter page and the unique ID are single.
+//
+// Warm-up (`warmup`, the codes of SET FEATURES 02h P2 the TIMING instruction
+// carries: 0, 1, 2 or 4 cycles): each burst opens, after its preamble, with
+// that many strobe periods that carry no data: two RE# edges per cycle whose
+// bytes are dropped, or two DQS edges with DQ not yet meaningful. A burst that
+// pauses (strobe held) does not warm up again.
+//
 // Clock / reset: clk, rst (active-high, synchronous).
 `default_nettype none
 
@@ -58,6 +73,8 @@ module nandlab_onfi_phy #(
     input  wire              rst,
     input  wire [151:0]      timing,       // active timing, cycles per field
     input  wire              ddr,          // DDR interface: DIN / DOUT are bursts (change only when idle)
+    input  wire              ddr_repeat,   // NV-DDR2 / NV-DDR3: some commands' bytes go twice
+    input  wire [3:0]        warmup,       // warm-up codes {data in [3:2], data out [1:0]}
     input  wire [55:0]       ddr_timing,   // burst fields T_BIT .. T_WPSTH
     input  wire              burst_hold,   // the current data instruction has more bytes
     input  wire              rd_ready,     // DDR: the sequencer can take a read byte
@@ -145,6 +162,9 @@ module nandlab_onfi_phy #(
     reg       wp_q;
     reg [1:0] last_kind_q;  // kind of the last write cycle
     reg       ccs_q;        // a column change is pending (E0h / 85h seen)
+    reg       rep_q;        // the last command's data bytes are repeated (DDR)
+    reg       rep_pend_q;   // the second edge of a repeated byte is still to go
+    reg [3:0] warm_q;       // warm-up edges still to go in this burst
     reg [NUM_CE-1:0] ce_q;
 
     // ------------------------------------------------------------ DDR bursts
@@ -173,8 +193,18 @@ module nandlab_onfi_phy #(
     wire       ddr_data = ddr && data_kind;
     wire       edge_ok = bitk_q == 8'd0;
     wire       rd_take = req_valid && req_kind == KIND_DOUT && bst_q == B_RD && edge_ok &&
-                         in_flight < 5'd12;
-    wire       wr_take = req_valid && req_kind == KIND_DIN && bst_q == B_WR && edge_ok;
+                         !rep_pend_q && warm_q == 4'd0 && in_flight < 5'd12;
+    wire       wr_take = req_valid && req_kind == KIND_DIN && bst_q == B_WR && edge_ok &&
+                         !rep_pend_q && warm_q == 4'd0;
+    // an edge that carries no new byte: warm-up, or the repeat of the byte just sent / asked for
+    wire       rd_extra = (rep_pend_q || warm_q != 4'd0) && bst_q == B_RD && edge_ok &&
+                          in_flight < 5'd12;
+    wire       wr_extra = (rep_pend_q || warm_q != 4'd0) && bst_q == B_WR && edge_ok;
+    wire       wr_go = wr_take || wr_extra;
+    // warm-up edges per burst: two per cycle, cycles 0, 1, 2, 4 by code
+    function automatic [3:0] warm_edges(input [1:0] code);
+        warm_edges = code == 2'd3 ? 4'd8 : {1'b0, code, 1'b0};
+    endfunction
 
     wire       cap_valid;
     wire [7:0] cap_data;
@@ -189,10 +219,10 @@ module nandlab_onfi_phy #(
     always_comb begin
         reg [8:0] k2;
         reg       o, n;
-        k2 = {wr_take ? 8'd0 : wk_q, 1'b0};
-        o = wr_take ? dqs_lvl_q : dqs_old_q;
-        n = wr_take ? !dqs_lvl_q : dqs_new_q;
-        if (wr_take || wbit_q) begin
+        k2 = {wr_go ? 8'd0 : wk_q, 1'b0};
+        o = wr_go ? dqs_lvl_q : dqs_old_q;
+        n = wr_go ? !dqs_lvl_q : dqs_new_q;
+        if (wr_go || wbit_q) begin
             dqs_d1 = k2 >= {1'b0, t_bit} ? n : o;
             dqs_d2 = k2 + 9'd1 >= {1'b0, t_bit} ? n : o;
         end else begin
@@ -289,6 +319,7 @@ module nandlab_onfi_phy #(
         case (bst_q)
             B_OFF: if (burst_open) begin
                 bst_read_q <= req_kind == KIND_DOUT;
+                warm_q <= warm_edges(req_kind == KIND_DOUT ? warmup[1:0] : warmup[3:2]);
                 if (req_kind == KIND_DOUT) begin
                     nand_re_n <= 1'b0;
                     bst_q <= B_RPRE;
@@ -305,19 +336,24 @@ module nandlab_onfi_phy #(
                 bcnt_q <= bcnt_q - 8'd1;
                 if (bcnt_q <= 8'd1) bst_q <= bst_q == B_RPRE ? B_RD : B_WR;
             end
-            B_RD: if (rd_take) begin
+            B_RD: if (rd_take || rd_extra) begin
                 nand_re_n <= !nand_re_n;
                 if (!nand_re_n) since_re_q <= 8'd0;
                 ccs_q <= 1'b0;
                 bitk_q <= t_bit - 8'd1;
-                tag_q[tag_wr_q[3:0]] <= 1'b1;
+                tag_q[tag_wr_q[3:0]] <= rd_take;   // a warm-up's or a repeat's byte is dropped
                 tag_wr_q <= tag_wr_q + 5'd1;
-            end else if (edge_ok && !burst_hold && !(req_valid && req_kind == KIND_DOUT)) begin
+                rep_pend_q <= rd_take && rep_q;
+                if (!rd_take && !rep_pend_q) warm_q <= warm_q - 4'd1;
+            end else if (edge_ok && !rep_pend_q && warm_q == 4'd0 && !burst_hold &&
+                         !(req_valid && req_kind == KIND_DOUT)) begin
                 bst_q <= B_RPST;
                 bcnt_q <= t_rpst;
             end
-            B_WR: if (wr_take) begin
-                nand_dq_o <= req_data;
+            B_WR: if (wr_go) begin
+                if (wr_take) nand_dq_o <= req_data;   // a repeat holds the byte on DQ
+                rep_pend_q <= wr_take && rep_q;
+                if (!wr_take && !rep_pend_q) warm_q <= warm_q - 4'd1;
                 dqs_old_q <= dqs_lvl_q;
                 dqs_new_q <= !dqs_lvl_q;
                 dqs_lvl_q <= !dqs_lvl_q;
@@ -325,7 +361,8 @@ module nandlab_onfi_phy #(
                 wbit_q <= t_bit > 8'd1;
                 bitk_q <= t_bit - 8'd1;
                 ccs_q <= 1'b0;
-            end else if (edge_ok && !wbit_q && !burst_hold && !(req_valid && req_kind == KIND_DIN)) begin
+            end else if (edge_ok && !wbit_q && !rep_pend_q && warm_q == 4'd0 && !burst_hold &&
+                         !(req_valid && req_kind == KIND_DIN)) begin
                 bst_q <= B_WPST;
                 bcnt_q <= t_wpst;
             end
@@ -387,6 +424,9 @@ module nandlab_onfi_phy #(
                         last_kind_q <= kind_q;
                         if (kind_q == KIND_CMD) begin
                             ccs_q <= data_q == 8'hE0 || data_q == 8'h85;
+                            rep_q <= ddr_repeat && (data_q == 8'hEF || data_q == 8'hD5 ||
+                                data_q == 8'hE2 || data_q == 8'hEE || data_q == 8'hD4 ||
+                                data_q == 8'h90 || data_q == 8'h70 || data_q == 8'h78);
                         end else if (kind_q == KIND_DIN) begin
                             ccs_q <= 1'b0;
                         end
@@ -444,6 +484,9 @@ module nandlab_onfi_phy #(
             wp_q <= 1'b1;
             last_kind_q <= KIND_CMD;
             ccs_q <= 1'b0;
+            rep_q <= 1'b0;
+            rep_pend_q <= 1'b0;
+            warm_q <= 4'd0;
             ce_q <= '0;
             nand_ce_n <= '1;
             nand_cle <= 1'b0;

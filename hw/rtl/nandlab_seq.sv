@@ -46,6 +46,7 @@ module nandlab_seq #(
     output wire              phy_burst_hold,  // a data instruction has bytes to go (DDR burst stays open)
     output wire              phy_rd_ready,    // a read byte from the PHY can be taken now
     input  wire              phy_wb_done,
+    output wire [3:0]        phy_warmup,      // DDR warm-up codes (TIMING): {data in, data out}
     output wire [NUM_CE-1:0] ce_sel,          // selected target, one-hot (0 between programs)
     input  wire [NUM_CE-1:0] rb_n,            // synchronised R/B# per target
     // control and status
@@ -125,6 +126,7 @@ module nandlab_seq #(
     reg [63:0] prog_ns_q;
     reg [3:0]  timing_mode_q;
     reg [2:0]  interface_q;
+    reg [3:0]  warmup_q;
     reg [7:0]  gpio_q;
     reg [7:0]  last_error_q;
     reg [31:0] cnt_programs_q, cnt_errors_q;
@@ -231,6 +233,7 @@ module nandlab_seq #(
     assign status_running = running_q;
     assign status_timing_mode = timing_mode_q;
     assign status_interface = interface_q;
+    assign phy_warmup = warmup_q;
     assign phy_burst_hold = state_q == S_DIN_WORD || state_q == S_DIN_BYTE || state_q == S_PAT ||
         (state_q == S_DOUT && req_left_q != 24'd0) || state_q == S_DIV || state_q == S_CMP;
     // a DOUT byte could complete a word while hold_q is taken: wait (DDR bytes queue in the PHY)
@@ -543,6 +546,7 @@ module nandlab_seq #(
             S_TIMING: if (phy_idle) begin
                 timing_mode_q <= arg_q[3:0];
                 interface_q <= arg_q[6:4];
+                warmup_q <= arg_q[11:8];
                 state_q <= S_NEXT;
             end
 
@@ -619,6 +623,7 @@ module nandlab_seq #(
             prog_ns_q <= 64'd0;
             timing_mode_q <= 4'd0;
             interface_q <= 3'd0;
+            warmup_q <= 4'd0;
             gpio_q <= 8'h01;
             last_error_q <= 8'd0;
             cnt_programs_q <= 32'd0;

@@ -64,8 +64,9 @@ module nandlab_seq_decode #(
             end
             nandlab_ops_pkg::OP_TIMING:
                 // the modes with presets: SDR 0..5, NV-DDR2 and Toggle 0..7, NV-DDR3
-                // 0..15; no NV-DDR (clocked) and no warm-up cycles (not built)
-                if (arg[23:7] != 17'd0 ||
+                // 0..15, any warm-up code (an SDR interface has no bursts to warm up);
+                // no NV-DDR (clocked)
+                if (arg[23:12] != 12'd0 || arg[7] ||
                     (arg[6:4] == nandlab_ops_pkg::IF_SDR &&
                      arg[3:0] > 4'(nandlab_ops_pkg::MAX_SDR_MODE)) ||
                     ((arg[6:4] == nandlab_ops_pkg::IF_NV_DDR2 ||

@@ -17,6 +17,12 @@ The PHY has no WP# or R/B# pin: WP# stays high, and the testbench reads R/B#
 from the adapter as the sequencer would read the pin. Each DQ capture of the
 PHY (the edge rd_valid rises on) is checked against the die's data-valid
 window (tREA, tRHOH, tRLOH).
+
+One DDR test drives the PHY's burst engine in NV-DDR2 mode 4 against a bare
+strobe-answering die (no array): ONFI's repeated bytes (after READ ID a byte
+takes two RE# edges, the first copy kept; after SET FEATURES a byte goes on
+both edges of a DQS period; page data one byte an edge) and the warm-up
+cycles that open each burst (SET FEATURES 02h P2 codes).
 """
 
 from __future__ import annotations
@@ -27,9 +33,19 @@ from pathlib import Path
 import cocotb
 import pytest
 from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, Event, FallingEdge, ReadOnly, RisingEdge, Timer
-from nandlab.hwgen.timing import preset
+from cocotb.triggers import (
+    ClockCycles,
+    Edge,
+    Event,
+    FallingEdge,
+    ReadOnly,
+    RisingEdge,
+    Timer,
+)
+from nandlab.hwgen import timing_ddr
+from nandlab.hwgen.timing import FIELDS, preset
 from nandlab.onfi.address import ChipGeometry
+from nandlab.onfi_spec.nvddr_timing import DdrInterface, ddr
 from nandlab.onfi_spec.opcodes import Cmd, Feature
 from nandlab.onfi_spec.sdr_timing import sdr
 from nandlab.ops import Pattern, pattern_bytes
@@ -44,6 +60,7 @@ TOPLEVEL = "nandlab_onfi_phy"
 MODULE = Path(__file__).stem
 TIMEOUT_US = 2000
 """Simulated time after which a cocotb test fails (a stuck DUT must not hang the run)."""
+SDR_FIELDS = tuple(name for name, _, _ in FIELDS)
 KIND = {"cmd": 0, "addr": 1, "din": 2, "dout": 3}
 """req_kind encodings (KIND_* in the RTL)."""
 
@@ -111,6 +128,8 @@ class TB:
         self.dut.nand_dq_i.value = 0xFF
         self.dut.wp_n.value = 1
         self.dut.ddr.value = 0   # SDR: the DDR burst inputs stay idle
+        self.dut.ddr_repeat.value = 0
+        self.dut.warmup.value = 0
         self.dut.ddr_timing.value = 0
         self.dut.burst_hold.value = 0
         self.dut.rd_ready.value = 1
@@ -249,6 +268,119 @@ async def test_program_then_read_back(dut) -> None:
     await tb.write("addr", tb.geo.column_bytes(column))
     await tb.request("cmd", Cmd.CHANGE_READ_COLUMN_CONFIRM)
     assert await tb.dout(16) == data[column : column + 16]
+
+
+class _StrobeDie:
+    """A bare DDR die for the burst rules alone (no array, no timing checks): answers every
+    RE# edge after a burst's preamble fall with a DQS edge carrying 0x10 + the edge's index,
+    parks DQS low at the next command, and logs the DQ the PHY drives at its DQS edges."""
+
+    def __init__(self, dut) -> None:
+        self.dut = dut
+        self.re_edges = 0
+        self.in_burst = False
+        self.dq_at_dqs: list[int] = []
+        dut.nand_dqs_i.value = 0
+        dut.nand_dq_i.value = 0
+        cocotb.start_soon(self._answer())
+        cocotb.start_soon(self._end_bursts())
+        cocotb.start_soon(self._listen())
+
+    async def _end_bursts(self) -> None:
+        while True:
+            await RisingEdge(self.dut.nand_cle)
+            self.in_burst = False
+            self.dut.nand_dqs_i.value = 0
+
+    async def _answer(self) -> None:
+        dut, re_old = self.dut, 1
+        while True:
+            await Edge(dut.nand_re_n)
+            re_now = int(dut.nand_re_n.value)
+            if re_now == re_old:
+                continue
+            re_old = re_now
+            if not self.in_burst:
+                self.in_burst = re_now == 0   # the preamble's fall carries no byte
+                continue
+            await Timer(1, unit="ns")
+            dut.nand_dq_i.value = 0x10 + self.re_edges
+            dut.nand_dqs_i.value = 1 - int(dut.nand_dqs_i.value)
+            self.re_edges += 1
+
+    async def _listen(self) -> None:
+        """DQS levels as settled in each time step (the ODDR model's zero-width glitches at a
+        clock edge are no edges on a pin)."""
+        dut, level = self.dut, 0
+        while True:
+            await Edge(dut.nand_dqs_o)
+            await ReadOnly()
+            now = int(dut.nand_dqs_o.value)
+            if str(dut.nand_dqs_oe.value) == "1" and now != level:
+                self.dq_at_dqs.append(int(dut.nand_dq_o.value))
+            level = now
+
+
+@cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
+async def test_ddr_repeated_bytes_and_warm_up(dut) -> None:
+    """NV-DDR2 mode 4: after READ ID each DOUT byte takes two RE# edges (the first copy kept),
+    after SET FEATURES each DIN byte goes out on two DQS edges; a page-data command reads one
+    byte an edge again. Every burst opens with its warm-up cycles (out code 2: 2 cycles, in
+    code 1: 1 cycle) whose bytes are dropped / not data."""
+    clk_ps = int(os.environ["NANDLAB_TB_CLK_PS"])
+    Clock(dut.clk, clk_ps, unit="ps").start()
+    fields = timing_ddr.preset(ddr(DdrInterface.NV_DDR2, 4), clk_ps, SDR_FIELDS)
+    word = sum(v << (8 * i) for i, v in enumerate(fields))
+    dut.timing.value = word & ((1 << len(dut.timing)) - 1)
+    dut.ddr_timing.value = word >> len(dut.timing)
+    dut.ddr.value = 1
+    dut.ddr_repeat.value = 1
+    dut.warmup.value = 1 << 2 | 2
+    for name, value in (("ce_sel", 1), ("req_valid", 0), ("req_kind", 0), ("req_data", 0),
+                        ("wp_n", 1), ("burst_hold", 0), ("rd_ready", 1), ("dqs_delay", 200)):
+        getattr(dut, name).value = value
+    die = _StrobeDie(dut)
+    reads: list[int] = []
+
+    async def collect() -> None:
+        while True:
+            await RisingEdge(dut.clk)
+            if str(dut.rd_valid.value) == "1":
+                reads.append(int(dut.rd_data.value))
+
+    cocotb.start_soon(collect())
+    dut.rst.value = 1
+    await ClockCycles(dut.clk, 4)
+    dut.rst.value = 0
+    tb = TB.__new__(TB)   # only its request driver and idle wait
+    tb.dut = dut
+
+    async def burst(kind: str, data: bytes) -> None:
+        dut.burst_hold.value = 1   # the instruction has bytes to come: the burst stays open
+        for byte in data:
+            await tb.request(kind, byte)
+        dut.burst_hold.value = 0
+        await tb.until_idle()
+        await ClockCycles(dut.clk, 4)
+
+    await tb.request("cmd", Cmd.READ_ID)
+    await tb.request("addr", 0x00)
+    await burst("dout", bytes(3))
+    # 4 warm-up edges (0x10..0x13), then pairs: keep 0x14, 0x16, 0x18; an even count is
+    # parked with one more RE# rise
+    assert reads == [0x14, 0x16, 0x18], [hex(b) for b in reads]
+    assert die.re_edges == 4 + 2 * 3 + 1, die.re_edges
+    await tb.request("cmd", Cmd.READ)   # page data: one byte an edge again
+    before, reads[:] = die.re_edges, []
+    await burst("dout", bytes(2))
+    assert reads == [0x10 + before + 4, 0x10 + before + 5], [hex(b) for b in reads]
+    assert die.re_edges - before == 4 + 2 + 1, die.re_edges - before
+    await tb.request("cmd", Cmd.SET_FEATURES)
+    await tb.request("addr", Feature.TIMING_MODE)
+    await burst("din", bytes([0xA5, 0x3C]))
+    # 2 warm-up edges (DQ not data), then each byte on both edges of a DQS period
+    assert die.dq_at_dqs[2:] == [0xA5, 0xA5, 0x3C, 0x3C], [hex(b) for b in die.dq_at_dqs]
+    assert len(die.dq_at_dqs) == 6, die.dq_at_dqs
 
 
 GRID = Grid(

@@ -5,8 +5,8 @@ The reference is built from the instruction layouts of spec.yaml
 an unknown opcode is BAD_OPCODE; a reserved arg bit, a field outside its
 range, END without tlast, a POWER stop with no window open or a TIMING
 other than a mode the timing tables have (SDR 0..MAX_SDR_MODE, NV-DDR2 and
-Toggle 0..7, NV-DDR3 0..15; no clocked NV-DDR) or with warm-up cycles (not
-built) is BAD_ARG; a bus instruction before CE, or CE of a target >= NUM_CE,
+Toggle 0..7, NV-DDR3 0..15, any warm-up code; no clocked NV-DDR) is
+BAD_ARG; a bus instruction before CE, or CE of a target >= NUM_CE,
 is NO_TARGET; a valid header with tlast that still needs
 words (trailing words, DIN data) is TRUNCATED. The trailing word count is
 that of the layout, except DIN, whose data streams to the bus as it comes.
@@ -78,8 +78,7 @@ def expected(hdr: int, last: bool, ce_valid: bool, window: bool, num_ce: int) ->
         or any(not f.lo <= args[f.name] <= f.hi for f in layout.fields)
         or (op == Opcode.END and not last)
         or (op == Opcode.POWER and not args["start"] and not window)
-        or (op == Opcode.TIMING and (args["mode"] > LAST_MODE.get(args["interface"], -1)
-                                     or args["warmup_out"] or args["warmup_in"]))
+        or (op == Opcode.TIMING and args["mode"] > LAST_MODE.get(args["interface"], -1))
     )
     if bad:
         return ErrorCode.BAD_ARG, words
