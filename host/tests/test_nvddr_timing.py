@@ -8,6 +8,7 @@ from nandlab.onfi_spec.nvddr_timing import (
     DDR_MODES,
     FEATURE_01H_INTERFACE,
     TDQSQ_DERIVED_MODES,
+    TDQSQ_SHARE,
     DdrInterface,
     ddr,
     mode_for_rate,
@@ -43,6 +44,14 @@ def test_tdqsq_printed_values() -> None:
     printed = [2500, 2000, 1400, 1000, 800, 600, 500, 400, 300, 250, 200]
     assert [ddr("nv-ddr3", m).tDQSQ for m in range(11)] == printed
     assert frozenset(range(11, 16)) == TDQSQ_DERIVED_MODES
+
+
+def test_derived_tdqsq_follows_the_spec_s_share_of_the_cycle() -> None:
+    # modes 7-10 as printed: 400 / 5000, 300 / 3750, 250 / 3000, 200 / 2500 ps
+    shares = [ddr("nv-ddr3", m).tDQSQ / ddr("nv-ddr3", m).tRC for m in range(7, 11)]
+    assert min(shares) <= TDQSQ_SHARE <= max(shares) and max(shares) - min(shares) < 0.004
+    derived = [ddr("nv-ddr3", m).tDQSQ for m in sorted(TDQSQ_DERIVED_MODES)]
+    assert derived == [150, 133, 120, 109, 100]  # 8 % of 1875 .. 1250 ps
 
 
 def test_proportional_limits_and_fixed_figures() -> None:

@@ -25,9 +25,15 @@ Sources (facts only; see docs/interfaces.md):
   NV-DDR2 table gives them (2.5, 2.0, 1.4, 1.0, 0.8, 0.6, 0.5, 0.4 ns) and
   modes 8-10 as ONFI 4.0's NV-DDR3 (0.3, 0.25, 0.2 ns), written down from the
   specification without a second public copy to check them against (the
-  public test tables above do not list tDQSQ). Modes 11-15 we could not read
-  in any source: they are scaled as 8 % of tRC (the ratio of modes 7-10) and
-  marked so in `TDQSQ_DERIVED_MODES`.
+  public test tables above do not list tDQSQ). Modes 11-15 (ONFI 4.1 / 4.2)
+  are DERIVED, not read: no public copy of those tables, vendor datasheet or
+  driver we could find lists them (searched again for issue 19; the only
+  tDQSQ figures at 1066-1600 MT/s found were DDR3 SDRAM sheets, another
+  interface). From mode 7 on the specification's tDQSQ is a fixed share of
+  the cycle (8.0 / 8.0 / 8.3 / 8.0 % of tRC at modes 7-10), so modes 11-15
+  take `TDQSQ_SHARE` = 8 % of their tRC (150 ps at 1066 MT/s down to 100 ps
+  at 1600 MT/s), marked in `TDQSQ_DERIVED_MODES`; the die's data eye and the
+  checker's capture window are that much less certain in those modes.
 - tQH (DQ-DQS output hold, min) = 0.37 tRC, tDQSH / tDQSL (host DQS pulse,
   min) = 0.43 tDSC, tREH / tRP = 0.43 tRC: the ONFI NV-DDR2 / NV-DDR3
   proportional limits.
@@ -66,6 +72,8 @@ _T_DS = (4000, 3300, 2000, 1100, 700, 600, 550, 400, 300, 260, 240, 220, 200, 18
 _T_DH = (4000, 3300, 2000, 1100, 700, 600, 550, 400, 300, 260, 240, 220, 200, 200, 180, 180)
 _T_DQSQ_SPEC = (2500, 2000, 1400, 1000, 800, 600, 500, 400, 300, 250, 200)
 TDQSQ_DERIVED_MODES = frozenset(range(len(_T_DQSQ_SPEC), 16))
+TDQSQ_SHARE = 0.08
+"""tDQSQ / tRC of the specification's modes 7-10, applied to the derived modes 11-15."""
 
 MODES_PER_INTERFACE = {
     DdrInterface.NV_DDR2: 8,
@@ -148,7 +156,7 @@ class DdrTiming:
 
 def _row(interface: DdrInterface, mode: int) -> DdrTiming:
     t_rc = _T_RC[mode]
-    dqsq = _T_DQSQ_SPEC[mode] if mode < len(_T_DQSQ_SPEC) else round(t_rc * 0.08)
+    dqsq = _T_DQSQ_SPEC[mode] if mode < len(_T_DQSQ_SPEC) else round(t_rc * TDQSQ_SHARE)
     return DdrTiming(
         interface=interface,
         mode=mode,
