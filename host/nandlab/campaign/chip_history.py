@@ -8,7 +8,7 @@ layer counted, bakes) under the unit's key, so a repeated unit is counted once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nandlab.campaign.bench_session import BenchSession
@@ -16,6 +16,7 @@ from nandlab.campaign.steps import BlockState, Outcome
 from nandlab.campaign.unit import Unit
 from nandlab.dataset.sqlite import utc_now
 from nandlab.ledger import Ledger
+from nandlab.onfi.wear import BlockCycles
 
 
 def start_state(
@@ -80,12 +81,21 @@ def book_unit(
 def book_partial_wear(
     session: BenchSession, ledger: Ledger, ids: dict[int, str], run_id: str, unit: str | None
 ) -> None:
-    """Book the erases of the unit that stopped half-way; the die image keeps them. On a
-    virtual die they go under the unit's own key, so the retry on resume (which restores
-    the die to the checkpoint before the unit) replaces them; a real chip keeps both
-    attempts' wear, so they get a key of their own."""
+    """Book the erases of the unit that stopped half-way; the die image keeps them."""
     if unit is None:
         return
-    key = unit if session.virtual else f"{unit}@stopped-{utc_now()}"
-    for ce, chip in session.chips.items():
-        ledger.record_wear(ids[ce], run_id, key, chip.wear.take())
+    wear = {ids[ce]: chip.wear.take() for ce, chip in session.chips.items()}
+    book_wear_taken(ledger, wear, run_id, unit, session.virtual)
+
+
+def book_wear_taken(
+    ledger: Ledger, wear: Mapping[str, Mapping[int, BlockCycles]], run_id: str, unit: str,
+    virtual: bool,
+) -> None:
+    """Book `wear` (unique ID -> the chip's `WearTally.take()`) of the stopped unit `unit`.
+    On a virtual die it goes under the unit's own key, so the retry on resume (which
+    restores the die to the checkpoint before the unit) replaces it; a real chip keeps both
+    attempts' wear, so it gets a key of its own."""
+    key = unit if virtual else f"{unit}@stopped-{utc_now()}"
+    for uid, taken in wear.items():
+        ledger.record_wear(uid, run_id, key, taken)

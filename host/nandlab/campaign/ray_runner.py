@@ -19,20 +19,24 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nandlab.campaign.bench_session import CHECKPOINTS, BenchSession
-from nandlab.campaign.chip_history import book_unit
+from nandlab.campaign.chip_history import book_unit, book_wear_taken
 from nandlab.campaign.placement import Placement
+from nandlab.campaign.ray_reaper import Reaper
 from nandlab.campaign.ray_worker import ShardSpec, ShardUnit, ShardWorker
 from nandlab.campaign.runlog import log
 from nandlab.campaign.runner import RunResult, RunStopped, StepProgress, write_meta
 from nandlab.campaign.steps.base import Outcome
 from nandlab.campaign.stops import reason, signal_of, wind_down
 from nandlab.campaign.sweep import Plan
+from nandlab.campaign.unit import Unit
 from nandlab.characterize.progress import ProgressFn
 from nandlab.dataset.parts import PartWriter, drop_parts
 from nandlab.dataset.sqlite import utc_now
@@ -45,6 +49,9 @@ from nandlab.transport.image import image_files
 
 RESTARTS = 3
 """Times a shard's worker is started again after dying before the run stops."""
+AHEAD = 2
+"""Units asked of each worker at a time: it runs the next while the head commits the last
+(one at a time, a worker waited for each report's round trip through the head)."""
 
 
 class _Pool:
@@ -101,13 +108,15 @@ class RayUnits:
     address: a cluster to join (None: a local one with `workers` CPUs); workers: shards
     (default: one per CPU of the cluster, at most one per chip); placement: which host
     holds which board; kill_after / fail_after: test aids, the first worker kills itself
-    (SIGKILL) / the last one meets a bench fault as its n-th unit starts."""
+    (SIGKILL) as its n-th unit starts / the last one loses its bench's link in its n-th
+    unit, after `fail_programs` of its op programs."""
 
     address: str | None = None
     workers: int | None = None
     placement: Placement | None = None
     kill_after: int | None = None
     fail_after: int | None = None
+    fail_programs: int = 0
 
     def __call__(
         self,
@@ -125,7 +134,10 @@ class RayUnits:
 
         session.close_bench()
         started = not ray.is_initialized()
+        reaper = None
         if started:
+            if self.address is None and sys.platform == "linux":
+                reaper = Reaper.start()  # a head killed by SIGKILL leaves no Ray process
             ray.init(
                 address=self.address,
                 num_cpus=None if self.address else (self.workers or os.cpu_count()),
@@ -137,6 +149,8 @@ class RayUnits:
         finally:
             if started:
                 ray.shutdown()
+            if reaper is not None:
+                reaper.stop()
 
 
 class _Head:
@@ -182,7 +196,7 @@ class _Head:
         last = k == len(self.shards) - 1 and self.folder_refs[k] is None
         return ShardSpec(k, self.meta["bench_url"], self.shards[k], self.meta, after, tag,
                          files, bbt, self.opts.kill_after if kill else None,
-                         self.opts.fail_after if last else None)
+                         self.opts.fail_after if last else None, self.opts.fail_programs)
 
     def _start(self, k: int, after: int, tag: str | None, kill: bool) -> Any:
         options: dict[str, Any] = {}
@@ -212,18 +226,24 @@ class _Head:
                 after[k], tags[k] = was.idx, was.checkpoint
         t0, cpu0 = time.perf_counter(), time.process_time()
         workers = [self._start(k, after[k], tags[k], k == 0) for k in range(len(self.shards))]
-        pending = {workers[k].next.remote(): k for k in range(len(workers))}
+        # each worker's calls in the order asked: its reports must be committed in order
+        calls = [deque(w.next.remote() for _ in range(AHEAD)) for w in workers]
         restarts = [0] * len(workers)
+        units_wall = [0.0] * len(workers)
+        commit_s = 0.0
         step_done: dict[int, int] = {}
         for unit in self.plan.units:
             if unit.key in committed:
                 step_done[unit.step] = step_done.get(unit.step, 0) + 1
         ran = 0
         units = {u.index: u for u in self.plan.units}
+        current: str | None = None
         try:
-            while pending:
-                (ref,), _ = self.ray.wait(list(pending), num_returns=1)
-                k = pending.pop(ref)
+            while any(calls):
+                firsts = {q[0]: k for k, q in enumerate(calls) if q}
+                (ref,), _ = self.ray.wait(list(firsts), num_returns=1)
+                k = firsts[ref]
+                calls[k].popleft()
                 try:
                     report = self.ray.get(ref)
                 except self.ray.exceptions.RayActorError as exc:
@@ -237,12 +257,19 @@ class _Head:
                                 "committed checkpoint", k)
                     self.meta["ray"]["restarts"] = sum(restarts)
                     workers[k] = self._start(k, after[k], tags[k], False)
-                    pending[workers[k].next.remote()] = k
+                    # the dead worker's other call fails too
+                    calls[k] = deque(workers[k].next.remote() for _ in range(AHEAD))
                     continue
                 if report is None:
                     continue
-                pending[workers[k].next.remote()] = k
                 unit = units[report.index]
+                current = unit.key
+                if report.error is not None:
+                    self._book_stopped(unit, report)
+                    raise report.error
+                calls[k].append(workers[k].next.remote())
+                c0 = time.perf_counter()
+                units_wall[k] += report.wall_s
                 after[k], tags[k] = report.index, report.tag
                 if report.tag is not None:
                     self.pools[k].add(report)
@@ -257,6 +284,7 @@ class _Head:
                     self.pools[k].commit()
                 committed.add(unit.key)
                 parts.committed(len(report.rows))
+                commit_s += time.perf_counter() - c0
                 ran += 1
                 step_done[unit.step] = step_done.get(unit.step, 0) + 1
                 if self.progress is not None:
@@ -264,10 +292,13 @@ class _Head:
                                   self.plan.step_units[unit.step], unit.step)
         except BaseException as exc:
             self._discard(workers)
-            raise self._stopped(exc, store, parts) from exc
+            raise self._stopped(exc, store, parts, current) from exc
         # the shards' part of the wall time: from starting the workers to the last commit,
-        # and the CPU time the workers (last incarnations) and the head used in it
+        # the workers' time in their units (checkpoints included) and the head's in its
+        # commits, and the CPU time the workers (last incarnations) and the head used in it
         self.meta["ray"]["shards_wall_s"] = time.perf_counter() - t0
+        self.meta["ray"]["units_wall_s"] = units_wall
+        self.meta["ray"]["head_commit_s"] = commit_s
         self.meta["ray"]["workers_cpu_s"] = self.ray.get([w.cpu_s.remote() for w in workers])
         self.meta["ray"]["head_cpu_s"] = time.process_time() - cpu0
         return self._finish(store, ran)
@@ -281,14 +312,24 @@ class _Head:
         except self.ray.exceptions.RayError:  # a stop must not fail on the clean-up
             log.warning("workers did not clean up their folders")
 
-    def _stopped(self, exc: BaseException, store: RunStore, parts: PartWriter) -> BaseException:
+    def _book_stopped(self, unit: Unit, report: ShardUnit) -> None:
+        """Book what a unit stopped half-way in a worker did, as a run in one process does:
+        its chips' wear and, for a status FAIL, the bad block."""
+        run_id = str(self.meta["run_id"])
+        if report.bad is not None:
+            self.ledger.mark_bad(*report.bad, run_id)
+        book_wear_taken(self.ledger, report.wear, run_id, unit.key,
+                        self.meta["bench_url"].startswith("sim:"))
+
+    def _stopped(self, exc: BaseException, store: RunStore, parts: PartWriter,
+                 current: str | None) -> BaseException:
         """Record the stop, close everything; the error to raise (a unit's own error, not
         Ray's wrapping of it)."""
         if isinstance(exc, self.ray.exceptions.RayTaskError) and exc.cause is not None:
             exc = exc.cause
         status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped"
         why = reason(exc, self.run_dir)
-        self.meta.update(status=status, error=why, stop_utc=utc_now())
+        self.meta.update(status=status, failed_unit=current, error=why, stop_utc=utc_now())
         wind_down(
             lambda: write_meta(self.run_dir, self.meta),
             parts.flush,
@@ -304,9 +345,14 @@ class _Head:
             f"run stopped: {why}. Rows of every unit committed are kept; "
             f"'nandlab resume {self.run_dir}' goes on from there"
         )
+        if current is not None:
+            message = (
+                f"run stopped at unit {current}: {why}. Rows of every unit committed are "
+                f"kept; 'nandlab resume {self.run_dir}' retries {current}"
+            )
         if isinstance(exc, KeyboardInterrupt):
             return Interrupted(signal_of(exc), message)
-        return RunStopped(message, self.run_dir, None)
+        return RunStopped(message, self.run_dir, current)
 
     def _finish(self, store: RunStore, ran: int) -> RunResult:
         self.meta["ray"]["nodes"] = self.ray.get(self.node_refs)
