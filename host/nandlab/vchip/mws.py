@@ -56,6 +56,7 @@ class ArrayState(Protocol):
     _cells: int
     _wls_n: int
     _noise: ReadNoise
+    sense_cache: bool
 
     def _check_wl(self, block: int, wl: int) -> None: ...
 
@@ -68,6 +69,10 @@ class ArrayState(Protocol):
     def _wl_cells(
         self, block: int, wl: int, blk: Block, w: WordLine | None
     ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def _drifted(
+        self, block: int, wl: int, blk: Block, w: WordLine | None, c: ph.SenseCoefficients
+    ) -> np.ndarray: ...
 
 
 class MwsSensing:
@@ -130,7 +135,10 @@ class MwsSensing:
         for r, (block, wl) in enumerate(rows):
             blk = a._block(block)
             w, c = a._history(block, blk, wl)
-            drift_kernel(*a._wl_cells(block, wl, blk, w), drifted[r], c.drift)
+            if a.sense_cache:  # a strobe search senses the same WLs again: kept drift
+                np.copyto(drifted[r], a._drifted(block, wl, blk, w, c))
+            else:
+                drift_kernel(*a._wl_cells(block, wl, blk, w), drifted[r], c.drift)
             noise = a._noise.draw()
             offs[r] = noise.offset
             rtn_tail_fold(drifted[r], a._noise.table, noise.offset, noise.key, c.rtn_per_unit)
@@ -290,26 +298,49 @@ def mws_kernel(
     ks = np.float32(k_sel_us_mV)
     mod = np.float32(min_od_mV)
     zero = np.float32(0.0)
-    # group by group, each a pass over the bitlines: the string's resistance summed over
-    # its rows in row order, as one cell at a time would. Flags combine with & and |,
-    # not `and` / `or`: no branch per cell, so the loops vectorise
+    # group by group, a pass over the bitlines per row: the string's resistance summed over
+    # its rows in row order, as one cell at a time would. The first row of a group starts
+    # from its pass resistance and the last decides the bitline in the same pass (a group
+    # of one row, the usual case, is one pass in all), with the same float32 operations in
+    # the same order as a separate start and end pass. Flags combine with & and |, not
+    # `and` / `or`: no branch per cell, so the loops vectorise
     out[:] = False
     for g in range(unsel_us.shape[0]):
-        acc[:] = unsel_us[g]
-        on[:] = True
+        first, last = -1, -1
         for r in range(rows):
+            if row_group[r] == g:
+                last = r
+                if first < 0:
+                    first = r
+        for r in range(first, last + 1):
             if row_group[r] != g:
                 continue
             off = rtn_off[r]
             sc = rtn_scale[r]
             row = drifted[r]
             noise = rtn_table[off : off + n]
-            for i in range(n):
-                od = ref - (row[i] + sc * np.float32(noise[i]))
-                on[i] = on[i] & (od > zero)
-                acc[i] += ks / max(od, mod)
-        for i in range(n):
-            out[i] = out[i] | (on[i] & (t_const_us + eval_scale * acc[i] <= strobe_us))
+            unsel = unsel_us[g]
+            if r == first and r == last:
+                for i in range(n):
+                    od = ref - (row[i] + sc * np.float32(noise[i]))
+                    a = unsel[i] + ks / max(od, mod)
+                    out[i] = out[i] | ((od > zero) & (t_const_us + eval_scale * a <= strobe_us))
+            elif r == first:
+                for i in range(n):
+                    od = ref - (row[i] + sc * np.float32(noise[i]))
+                    on[i] = od > zero
+                    acc[i] = unsel[i] + ks / max(od, mod)
+            elif r == last:
+                for i in range(n):
+                    od = ref - (row[i] + sc * np.float32(noise[i]))
+                    a = acc[i] + ks / max(od, mod)
+                    conducts = on[i] & (od > zero)
+                    out[i] = out[i] | (conducts & (t_const_us + eval_scale * a <= strobe_us))
+            else:
+                for i in range(n):
+                    od = ref - (row[i] + sc * np.float32(noise[i]))
+                    on[i] = on[i] & (od > zero)
+                    acc[i] += ks / max(od, mod)
 
 
 @njit(cache=True, fastmath=_EXACT_DIVISION, error_model="numpy")
