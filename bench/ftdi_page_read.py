@@ -1,4 +1,4 @@
-"""USB cost of a 16 KiB page read on an FT2232H bench (MCU host bus fast path).
+"""USB cost of a 16 KiB page read and program on an FT2232H bench (MCU host bus fast path).
 
 Runs READ (00h-30h), WAIT_RDY and DOUT 16384 on the bench, once with R/B#
 sampled in the stream (busy=sample, the default: tR measured) and once with the
@@ -7,7 +7,9 @@ USB round trips (times the host waits for the chip) and bulk writes per page,
 command bytes sent per data byte (goal <= 2.01), reply bytes per data byte, the
 measured tR and the bus-level figure of the published FT2232H NAND readers for
 comparison (2 command bytes per byte read, and one extra round trip per R/B#
-poll). Without --url the bench is a virtual FT2232H plugged in as a pyusb backend
+poll). Then, per mode, a session's command bytes per data byte for reads and for
+programs (the chip layer's page program, blank check off), RESET included: one
+RESET (planned from ONFI's idle tRST) and `--reads` pages, and the RESET's own bytes. Without --url the bench is a virtual FT2232H plugged in as a pyusb backend
 (pyftdi runs unchanged); with --url (or NANDLAB_FTDI_URL) it is a real one (its
 busy= option is replaced by each mode). Wall time is printed for information
 only: on the virtual device it is Python time, not USB time.
@@ -32,6 +34,7 @@ from nandlab.transport.ftdi.options import BUSY_MODES
 from nandlab.vusb.bench import virtual_ftdi_bench
 
 PAGE = 16384
+BLOCK = 9  # a block the page reads and programs of the session figures use
 PUBLISHED_CMD_PER_BYTE = 2.0  # READ_SHORT 90h + address per byte read (DumpFlash, NandTool)
 
 
@@ -92,6 +95,30 @@ def main() -> None:
             print(f"[busy={busy}] busy_ns_mean: {sum(busy_ns) / len(busy_ns):.0f}")
             print(f"[busy={busy}] busy_source: {bench.busy_source}")
             print(f"[busy={busy}] wall_ms_per_page: {1000 * wall / n:.2f}")
+            session_costs(bench, chip, busy, n)
+
+
+def session_costs(bench: FtdiTransport, chip: Chip, busy: str, n: int) -> None:
+    """Command bytes per data byte of a RESET and `n` page reads, and of a RESET and `n`
+    page programs (SLC, on an erased block)."""
+    s = bench.stats
+    s.reset()
+    chip.reset()
+    reset_bytes = s.bytes_sent
+    print(f"[busy={busy}] reset_command_bytes: {reset_bytes}")
+    for i in range(n):
+        chip.read_page(BLOCK, i, slc=True)
+    print(f"[busy={busy}] read_command_bytes_per_data_byte_reset_included: "
+          f"{s.bytes_sent / s.data_bytes:.4f}")  # data: the pages' bytes, spare included
+    chip.erase_block(BLOCK)
+    data = bytes(range(256)) * (chip.geometry.total_bytes // 256)
+    s.reset()
+    chip.reset()
+    for i in range(n):
+        chip.program_page(BLOCK, i, data[: chip.geometry.total_bytes], slc=True,
+                          blank_check=False)
+    print(f"[busy={busy}] program_command_bytes_per_data_byte_reset_included: "
+          f"{s.bytes_sent / (n * chip.geometry.total_bytes):.4f}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ names one, on a real FT2232H (its socket holding the URL's profile's part)."""
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ import pytest
 
 from nandlab.errors import NandTimeout, TransportError
 from nandlab.onfi import Chip
+from nandlab.onfi_spec.reset_timing import T_RST_US
 from nandlab.ops import BusyRecord, ErrorCode, Pattern, PatternKind, Program, Results
 from nandlab.transport import open_bench
 from nandlab.transport.base import Transport
@@ -103,6 +105,24 @@ def test_page_read_is_one_round_trip_and_meets_onfi_timing() -> None:
         assert stats.bytes_sent / 16384 < 2.1
         assert device.bus.violations == []
         assert 10_000 < results.busy_ns[0] < 200_000  # tR measured from the samples
+
+
+def test_reset_samples_r_b_over_the_idle_trst_and_measures_it() -> None:
+    """RESET's R/B# samples cover 1.25 x ONFI's idle tRST (5 us), not the 819 us window a
+    timeout-derived plan filled; the virtual die's tRST is measured within them."""
+    with virtual_ftdi_bench(record_edges=False) as (bench, device):
+        chip = Chip(bench)
+        chip.identify()
+        bench.stats.reset()
+        busy_ns = chip.reset()
+        sample_ns = bench.ctrl.rb_sample_ns
+        planned = math.ceil(1.25 * T_RST_US["idle"] * 1000 / sample_ns)
+        # a reply byte per R/B# sample, and the round trip's fence (one GET_BITS_HIGH)
+        assert bench.stats.bytes_received == planned + 1
+        assert bench.stats.bytes_sent < planned + 100  # the samples, RESET and its gaps
+        assert bench.stats.busy_saturated == 0
+        assert abs(busy_ns - 5000) <= sample_ns + T_WB  # the die's tRST, to a sample
+        assert device.bus.violations == []
 
 
 def test_busy_wait_reads_a_page_at_two_command_bytes_a_byte() -> None:

@@ -31,6 +31,7 @@ from nandlab.onfi.results import Identification, busy_steps, data_records
 from nandlab.onfi.wear import WearTally
 from nandlab.onfi_spec import parampage
 from nandlab.onfi_spec.opcodes import PARAMETER_PAGE_BYTES, UNIQUE_ID_BYTES, Feature, Status
+from nandlab.onfi_spec.reset_timing import T_RST_POWER_ON_US
 from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
 from nandlab.ops import WAIT_TIMEOUT_MARGIN, ErrorCode, Program, Results
 from nandlab.profiles import Profile
@@ -43,7 +44,9 @@ from nandlab.sequences.vendor import array_mode
 TIMEOUT_SAFETY = WAIT_TIMEOUT_MARGIN
 """WAIT_RDY timeouts = this x the parameter page maximum (tR, tPROG, tBERS)."""
 DEFAULT_TIMEOUT_NS = 50_000_000
-"""Timeout of RESET (tRST) and, before the parameter page is known, of array operations."""
+"""Timeout of array operations before the parameter page is known."""
+RESET_TIMEOUT_NS = round(TIMEOUT_SAFETY * T_RST_POWER_ON_US * 1000)
+"""Timeout of RESET: the margin x the longest tRST (the first RESET after power-on)."""
 U32_MAX = 0xFFFFFFFF
 
 
@@ -269,7 +272,7 @@ class Target:
 
     def reset(self) -> int:
         """RESET (FFh); the target returns to SDR timing mode 0. Returns busy ns."""
-        results = self.run(core.reset(self.sdr, DEFAULT_TIMEOUT_NS), "RESET")
+        results = self.run(core.reset(self.sdr, RESET_TIMEOUT_NS), "RESET")
         self._timing_mode = 0
         return sum(busy_steps(results))
 

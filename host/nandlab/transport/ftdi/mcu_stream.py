@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 from nandlab import ops
 from nandlab.boards.model import FtdiController
+from nandlab.onfi_spec.reset_timing import T_RST_US
 from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
 from nandlab.profiles import Profile
 
@@ -91,6 +92,7 @@ SHORT_BUSY_US = {
     0x32: 1.0, 0x11: 1.0, 0xD1: 1.0,  # tDBSY: ONFI's maximum after a multi-plane confirm
     0xEF: 1.0, 0xEE: 1.0,  # tFEAT: ONFI's maximum after SET / GET FEATURES
     0xEC: 25.0, 0xED: 25.0,  # parameter page / unique ID, asked before the page is known
+    0xFF: T_RST_US["idle"],  # tRST: the chip layer resets an idle target
 }
 """Busy periods planned from ONFI's fixed figures, not from the chip's declared maxima (us)."""
 BUSY_WINDOW_MARGIN = 1.25
