@@ -65,7 +65,8 @@ class DataPath(DiePart):
                 regs.out = regs.resume_out
         clock = self._clock
         byte_ps = self._features.byte_ps(clock.timing.tRC)
-        start = clock.bus(-(-byte_ps * n // 1000))
+        # data out draws the switching current of the rate it is clocked at (cox, issue 14)
+        start = clock.bus(-(-byte_ps * n // 1000), clock.power.io_out_mA(byte_ps))
         if regs.out is Out.STATUS:
             wp, plane = regs.wp, regs.status_plane
             return bytes(clock.status(start + i * byte_ps // 1000, wp, plane) for i in range(n))
