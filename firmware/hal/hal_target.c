@@ -1,12 +1,14 @@
 /* HAL of the board CPU (PicoRV32, rv32imc) in the FPGA design.
  *
- * Address map the SoC must provide (docs/firmware.md, "Missing on the FPGA
- * side"): the CSR block the host also sees, a stream bridge to the
- * sequencer's program / result ports, and a shared RAM the host reaches over
- * its own AXI path. Only the CSR block exists in hw/rtl today. */
+ * Address map the SoC provides (docs/firmware.md): the CSR block the host
+ * also sees, a stream bridge to the sequencer's program / result ports, a
+ * shared RAM the host reaches over its own path, and the CPU's peripheral
+ * block (I2C master, PWM: hw/rtl/nandlab_cpu_periph.sv). */
 #include <stddef.h>
 
 #include "hal.h"
+#include "fwint.h"
+#include "nandlab_cpu_regs.h"
 #include "nandlab_regs.h"
 
 #define CSR_BASE 0x40000000u
@@ -16,6 +18,7 @@
 #define SEQ_RX_DATA 0x8u      /* read: pop one result word */
 #define SEQ_RX_OCCUPANCY 0xCu /* read: result words waiting */
 #define SEQ_TX_LAST 0x10u     /* write: push the program's last word (tlast) */
+#define PERIPH_BASE 0x40002000u
 #define SHARED_BASE 0x30000000u
 #define SHARED_WORDS 4096u
 
@@ -70,37 +73,102 @@ uint64_t hal_time_ns(void)
     return ns;
 }
 
-/* The FPGA design has no I2C controller for the CPU yet (docs/firmware.md,
- * "Missing on the FPGA side"): every access NACKs, so a power monitor does
- * not configure and a current limit answers FW_ERR_NO_SENSOR instead of
- * running unguarded. Likewise no temperature sensor. */
+/* ---- the peripheral block (hw/rtl/nandlab_cpu_periph.sv) */
+
+static uint32_t periph_read(uint32_t offset) { return *mmio(PERIPH_BASE + offset); }
+
+static void periph_write(uint32_t offset, uint32_t value) { *mmio(PERIPH_BASE + offset) = value; }
+
+/* Core clocks per unit of `ps`, rounded up; CONFIG.CLK_PERIOD_PS read once. */
+static uint32_t clocks_for_ps(uint32_t ps)
+{
+    static uint32_t period_ps;
+    if (period_ps == 0) {
+        uint32_t cfg = hal_reg_read(offsetof(nandlab_regs_t, CONFIG));
+        period_ps = (cfg & NANDLAB_REGS__CONFIG__CLK_PERIOD_PS_bm) >>
+                    NANDLAB_REGS__CONFIG__CLK_PERIOD_PS_bp;
+    }
+    return (ps + period_ps - 1u) / period_ps;
+}
+
+#define I2C_CMD_(f) NANDLAB_CPU_REGS__I2C_CMD__##f##_bm
+#define I2C_QUARTER_PS 650000u /* fast mode: tLOW 1.3 us = two quarters (UM10204) */
+
+/* One bus step (START / byte / STOP); false if a byte written was not
+ * acknowledged. *rx gets the byte read. */
+static bool i2c_step(uint32_t cmd, uint8_t *rx)
+{
+    static bool clocked;
+    if (!clocked) {
+        periph_write(offsetof(nandlab_cpu_regs_t, I2C_CLOCK), clocks_for_ps(I2C_QUARTER_PS));
+        clocked = true;
+    }
+    periph_write(offsetof(nandlab_cpu_regs_t, I2C_CMD), cmd);
+    uint32_t st;
+    do {
+        st = periph_read(offsetof(nandlab_cpu_regs_t, I2C_STATUS));
+    } while (st & NANDLAB_CPU_REGS__I2C_STATUS__BUSY_bm);
+    if (rx) {
+        *rx = (uint8_t)((st & NANDLAB_CPU_REGS__I2C_STATUS__RX_DATA_bm) >>
+                        NANDLAB_CPU_REGS__I2C_STATUS__RX_DATA_bp);
+    }
+    return !(st & NANDLAB_CPU_REGS__I2C_STATUS__NACKED_bm);
+}
+
+/* START, the address byte and the register pointer; on a NACK the bus is
+ * released with a STOP. */
+static bool i2c_select(uint8_t addr, uint8_t reg)
+{
+    if (i2c_step(I2C_CMD_(START) | I2C_CMD_(WRITE) | (uint32_t)addr << 1, NULL) &&
+        i2c_step(I2C_CMD_(WRITE) | reg, NULL)) {
+        return true;
+    }
+    i2c_step(I2C_CMD_(STOP), NULL);
+    return false;
+}
+
 bool hal_i2c_read(uint8_t addr, uint8_t reg, uint8_t *buf, uint32_t n)
 {
-    (void)addr;
-    (void)reg;
-    (void)buf;
-    (void)n;
-    return false;
+    if (n == 0 || !i2c_select(addr, reg)) {
+        return false;
+    }
+    if (!i2c_step(I2C_CMD_(START) | I2C_CMD_(WRITE) | (uint32_t)addr << 1 | 1u, NULL)) {
+        i2c_step(I2C_CMD_(STOP), NULL);
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        bool last = i + 1 == n;
+        i2c_step(I2C_CMD_(READ) | (last ? I2C_CMD_(NACK) | I2C_CMD_(STOP) : 0u), &buf[i]);
+    }
+    return true;
 }
 
 bool hal_i2c_write(uint8_t addr, uint8_t reg, const uint8_t *buf, uint32_t n)
 {
-    (void)addr;
-    (void)reg;
-    (void)buf;
-    (void)n;
-    return false;
+    if (!i2c_select(addr, reg)) {
+        return false;
+    }
+    bool ok = true;
+    for (uint32_t i = 0; i < n && ok; i++) {
+        ok = i2c_step(I2C_CMD_(WRITE) | buf[i], NULL);
+    }
+    i2c_step(I2C_CMD_(STOP), NULL);
+    return ok;
 }
 
-bool hal_temp_mC(int32_t *mC)
-{
-    (void)mC;
-    return false;
-}
+/* The board's temperature sensor: a TMP117 at TMP117_ADDR on the same bus. */
+bool hal_temp_mC(int32_t *mC) { return tmp117_read_mC(TMP117_ADDR, mC); }
 
-/* No PWM output for a heater / TEC in the FPGA design yet: THERMAL refuses. */
+/* PWM at 20 kHz (above hearing, for a TEC's filter), duty in core clocks. */
+#define PWM_PERIOD_PS 50000000u
+
 bool hal_pwm_set(int32_t permille)
 {
-    (void)permille;
-    return false;
+    uint32_t period = clocks_for_ps(PWM_PERIOD_PS);
+    uint32_t mag = (uint32_t)(permille < 0 ? -permille : permille);
+    mag = mag > 1000u ? 1000u : mag;
+    periph_write(offsetof(nandlab_cpu_regs_t, PWM_PERIOD), period);
+    periph_write(offsetof(nandlab_cpu_regs_t, PWM_DUTY),
+                 period * mag / 1000u | (permille < 0 ? NANDLAB_CPU_REGS__PWM_DUTY__COOL_bm : 0u));
+    return true;
 }

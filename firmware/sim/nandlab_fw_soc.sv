@@ -11,6 +11,11 @@
 //                resets the core and the stream FIFOs
 //   0x4000_1000  stream bridge: +0 push word, +4 vacancy, +8 pop result,
 //                +C results waiting, +10 push last word (tlast)
+//   0x4000_2000  the CPU's peripherals (hw/rtl/nandlab_cpu_periph.sv): I2C
+//                master, PWM
+//
+// The I2C bus has its pull-ups here: a line is high unless the master or a
+// target on it (the testbench's models, through i2c_*_pull) pulls it low.
 //
 // The testbench is the host: host_* is a one-cycle port into the CSR words
 // and shared RAM (write on a clock edge, read combinational).
@@ -38,6 +43,12 @@ module nandlab_fw_soc #(
     input  wire [31:0] host_wdata,
     output wire [31:0] host_rdata,
     output wire        trap,
+    input  wire        i2c_scl_pull,   // a target holds SCL low (clock stretching)
+    input  wire        i2c_sda_pull,   // a target pulls SDA low
+    output wire        i2c_scl,        // the bus lines
+    output wire        i2c_sda,
+    output wire        pwm,            // heater / TEC drive
+    output wire        pwm_cool,       // TEC direction: 1 = cooling
     `NANDLAB_ONFI_PINS(1)
 );
     localparam int FIFO_W = 9;  // 512 words each way
@@ -89,6 +100,7 @@ module nandlab_fw_soc #(
     wire in_shared = mem_addr[31:28] == 4'h3;
     wire in_csr = mem_addr[31:12] == 20'h40000;
     wire in_seq = mem_addr[31:12] == 20'h40001;
+    wire in_periph = mem_addr[31:12] == 20'h40002;
     wire write = mem_valid && !mem_ready && mem_wstrb != 0;
     wire push = write && in_seq && (mem_addr[4:2] == 3'd0 || mem_addr[4:2] == 3'd4);
     wire pop = mem_valid && !mem_ready && mem_wstrb == 0 && in_seq && mem_addr[4:2] == 3'd2;
@@ -127,6 +139,8 @@ module nandlab_fw_soc #(
                     end else if (write) begin
                         csr[mem_addr[6:2]] <= merge(csr[mem_addr[6:2]], mem_wdata, mem_wstrb);
                     end
+                end else if (in_periph) begin
+                    mem_rdata <= periph_rdata;
                 end else if (in_seq) begin
                     case (mem_addr[4:2])
                         3'd1: mem_rdata <= 32'((1 << FIFO_W) - tx_level);
@@ -159,6 +173,19 @@ module nandlab_fw_soc #(
 
     assign host_rdata = host_addr[31:28] == 4'h3 ? shared[host_addr[13:2]] :
                         host_addr[31:12] == 20'h40000 ? csr[host_addr[6:2]] : 32'h0;
+
+    // ---- the CPU's peripherals
+    wire [31:0] periph_rdata;
+    wire        scl_oe, sda_oe;
+    assign i2c_scl = !scl_oe && !i2c_scl_pull;
+    assign i2c_sda = !sda_oe && !i2c_sda_pull;
+
+    nandlab_cpu_periph u_periph (
+        .clk(clk), .rst(rst), .sel(mem_valid && !mem_ready && in_periph), .we(write),
+        .addr(mem_addr[7:0]), .wdata(mem_wdata), .rdata(periph_rdata),
+        .i2c_scl_i(i2c_scl), .i2c_sda_i(i2c_sda), .i2c_scl_oe(scl_oe), .i2c_sda_oe(sda_oe),
+        .pwm_o(pwm), .pwm_cool_o(pwm_cool)
+    );
 
     // ---- profiling
     reg [31:0]  prof_clocks [0:16383];

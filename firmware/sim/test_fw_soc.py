@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +39,7 @@ from nandlab.rtlsim.programs import TIMEOUT_NS, Programs
 from nandlab.transport.sim import SimTransport
 from nandlab.vchip.die import VirtualDie
 
-TOPLEVEL = "nandlab_fw_soc"
 MODULE = Path(__file__).stem
-FIRMWARE = Path(__file__).resolve().parents[1]
 SEED, BLOCK, PAGES = 3, 1, 2
 
 
@@ -211,35 +208,11 @@ async def test_on_board_loops_match_host_driven(dut: Any) -> None:
 
 @pytest.mark.parametrize("sim", ["icarus", "verilator"])
 def test_nandlab_fw_soc(tmp_path: Path, sim: str) -> None:
-    """Cross-build the firmware, build the harness (kept under hw/tb/build/nandlab_fw_soc/
-    for the next run), run the cocotb tests. Verilator runs them about 3x faster
-    than Icarus (the pin model in Python bounds it). With NANDLAB_FW_PROFILE=<file>
-    set, the P/E loop's clocks per instruction address go to that file
-    (bench/firmware_overhead.py)."""
-    import pythondata_cpu_picorv32
-    from cocotb_tools.runner import get_results
-    from nandlab.rtlsim import sim_env
-
-    subprocess.run(["make", "-s", "-C", str(FIRMWARE), "all", f"BUILD={tmp_path}"],
-                   check=True, capture_output=True)
-    runner = sim_env.runner_for(sim)
-    parameters = {"CLK_PERIOD_PS": CLK_PS}
-    build = sim_env.build_dir_for(TOPLEVEL, sim, parameters)
-    runner.build(
-        sources=[*sim_env.rtl_sources(None),
-                 Path(pythondata_cpu_picorv32.data_location) / "picorv32.v",
-                 Path(__file__).with_name(f"{TOPLEVEL}.sv")],
-        includes=[sim_env.RTL_DIR / "include"], hdl_toplevel=TOPLEVEL, build_dir=build,
-        parameters=parameters, timescale=sim_env.TIMESCALE,
-        build_args=sim_env.VERILATOR_ARGS if sim == "verilator" else [],
-        log_file=build / "build.log",
-    )
-    results = runner.test(
-        hdl_toplevel=TOPLEVEL, hdl_toplevel_lang="verilog", test_module=MODULE,
-        build_dir=build, test_dir=tmp_path / "run", timescale=sim_env.TIMESCALE,
-        plusargs=[f"+firmware={tmp_path / 'nandlab.hex'}",
-                  *([f"+profile={prof}"] if (prof := os.environ.get("NANDLAB_FW_PROFILE")) else [])],
-        log_file=tmp_path / "sim.log",
-    )
-    total, failed = get_results(results)
-    assert total == 2 and failed == 0, (tmp_path / "sim.log").read_text()[-4000:]
+    """Cross-build the firmware, build the harness, run the cocotb tests above.
+    Verilator runs them about 3x faster than Icarus (the pin model in Python bounds
+    it). With NANDLAB_FW_PROFILE=<file> set, the P/E loop's clocks per instruction
+    address go to that file (bench/firmware_overhead.py)."""
+    prof = os.environ.get("NANDLAB_FW_PROFILE")
+    total, failed, log = fw_harness.run_tests(MODULE, tmp_path, sim,
+                                              (f"+profile={prof}",) if prof else ())
+    assert total == 2 and failed == 0, log.read_text()[-4000:]

@@ -22,6 +22,8 @@ enum fw_cmd {
     FW_CMD_LIMITS = 0x07,      /* arg0: max supply mA, arg1: max temperature m°C (signed); 0 = none */
     FW_CMD_MONITOR = 0x08,     /* arg0: I2C address | part << 8 (FW_MON_*), arg1: shunt µΩ, arg2: max mA */
     FW_CMD_THERMAL = 0x09,     /* arg0: 1 on / 0 off, arg1: 1 TEC / 0 heater, arg2: setpoint m°C (signed); result: m°C read */
+    FW_CMD_THERMAL_GAINS = 0x0A, /* arg0: Kc Q20 ‰/m°C, arg1: Ti ms (0 none), arg2: Td ms, arg3: step µs */
+    FW_CMD_CURRENT = 0x0B,     /* result: the supply current (µA, signed) from the MONITOR part */
 };
 
 /* MONITOR parts: the supply-current monitor the limits read */

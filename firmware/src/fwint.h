@@ -111,17 +111,41 @@ int ina_configure(const struct ina *d);
 /* The last current result (µA, signed); false when the part does not answer. */
 bool ina_current_uA(const struct ina *d, int32_t *uA);
 
+/* --- tmp117.c: the board's temperature sensor (TI TMP117) over I2C --- */
+#define TMP117_ADDR 0x48u /* ADD0 to GND */
+/* The last conversion (m°C); false when the part does not answer, is not a
+ * TMP117, or has not finished its first conversion. Configures it on first use. */
+bool tmp117_read_mC(uint8_t addr, int32_t *mC);
+
 /* --- thermal.c: temperature PID loop --- */
+/* Ideal-form PID: Kc (e + 1/Ti ∫e dt - Td dmeas/dt), stepped every period. */
+struct pid_gains {
+    uint32_t kp;        /* Kc in Q20 ‰ per m°C (1..PID_KP_MAX) */
+    uint32_t ti_ms;     /* integral time (0: no integral; else >= one period) */
+    uint32_t td_ms;     /* derivative time (0: none) */
+    uint32_t period_us; /* step period */
+};
+#define PID_KP_MAX (1u << 22) /* 4 ‰/m°C: 4000 ‰/K, far past any socket */
+#define PID_TI_MAX_MS 3600000u
+#define PID_TD_MAX_MS 10000u
+#define PID_PERIOD_MIN_US 10u
+#define PID_PERIOD_MAX_US 1000000u
+/* THERMAL_GAINS: FW_OK, or FW_ERR_BAD_ARG with *detail the argument out of
+ * its limits (0 kp, 1 ti, 2 td, 3 period); the running loop takes them at
+ * its next step. */
+int thermal_gains(const struct pid_gains *g, uint32_t *detail);
+/* Back to the built-in tuning (boot, END_SESSION). */
+void thermal_default_gains(void);
 struct pid {
-    int32_t kp, ki, kd;      /* Q20 gains: ‰ per m°C, per m°C·s, per m°C/s */
     int32_t out_min, out_max; /* ‰ */
     int64_t integ;            /* integral term, ‰ in Q20 */
     int32_t prev;             /* last measurement (m°C) */
     bool primed;
 };
 void pid_init(struct pid *c, int32_t out_min, int32_t out_max);
-/* One step: the output (‰) for `meas_mC` against `setpoint_mC`, dt_ms after the last. */
-int32_t pid_step(struct pid *c, int32_t setpoint_mC, int32_t meas_mC, uint32_t dt_ms);
+/* One step with the current gains: the output (‰) for `meas_mC` against
+ * `setpoint_mC`, dt_us after the last. */
+int32_t pid_step(struct pid *c, int32_t setpoint_mC, int32_t meas_mC, uint32_t dt_us);
 /* THERMAL: on/off, heater (0..1000 ‰) or TEC (-1000..1000 ‰), setpoint; FW_OK
  * (detail: the temperature read) or FW_ERR_NO_SENSOR (detail 1 no sensor, 2 no PWM). */
 int thermal_set(bool on, bool tec, int32_t setpoint_mC, uint32_t *detail);

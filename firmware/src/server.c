@@ -43,6 +43,11 @@ void fw_init(void)
     monitor_on = false;
     uint32_t detail;
     thermal_set(false, false, 0, &detail); /* heater / TEC off from boot */
+    thermal_default_gains();
+    /* sets the board's temperature sensor converting, so it has a reading by
+     * the time the host asks (a TMP117's first takes 15.5 ms) */
+    int32_t mC;
+    (void)hal_temp_mC(&mC);
     heartbeat = 0;
     /* A command left over from before this boot is not run: the host saw
      * MBX_FW_VERSION at 0 and must post again. */
@@ -173,8 +178,22 @@ static int dispatch(uint32_t code, const uint32_t *arg, uint32_t *result)
         permits = 0;
         max_mA = 0;
         max_mC = 0;
+        thermal_default_gains();
         *result = 0;
         return FW_OK;
+    case FW_CMD_THERMAL_GAINS: {
+        struct pid_gains g = {.kp = arg[0], .ti_ms = arg[1], .td_ms = arg[2], .period_us = arg[3]};
+        return thermal_gains(&g, result);
+    }
+    case FW_CMD_CURRENT: {
+        int32_t uA;
+        if (!monitor_on || !ina_current_uA(&monitor, &uA)) {
+            *result = 0;
+            return FW_ERR_NO_SENSOR;
+        }
+        *result = (uint32_t)uA;
+        return FW_OK;
+    }
     case FW_CMD_MONITOR: {
         uint32_t part = arg[0] >> 8;
         monitor_on = false;

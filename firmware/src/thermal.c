@@ -1,30 +1,47 @@
 /* Temperature control: a PI(D) loop from the board's temperature sensor
  * (hal_temp_mC) to a heater or a TEC on PWM (hal_pwm_set, duty in ‰, signed
- * for a TEC), stepped every THERMAL_PERIOD_NS from the mailbox poll and from
+ * for a TEC), stepped every gains.period_us from the mailbox poll and from
  * the loops' idle passes, so a long on-board loop keeps the chip at its
  * temperature. Fixed point only (no FPU on the board CPU). Tuning: docs/firmware.md. */
 #include "fwint.h"
 #include "hal.h"
 
-#define THERMAL_PERIOD_NS 100000000u /* 100 ms */
-#define DUTY_MAX 1000                /* ‰ */
-#define Q 20                         /* gains are Q20 fixed point */
+#define DUTY_MAX 1000 /* ‰ */
+#define Q 20          /* the proportional gain is Q20 fixed point */
+#define E_MAX (1 << 20) /* m°C: the error is clipped here, so no product overflows */
+#define DM_MAX (1 << 16) /* m°C: likewise the change of the measurement per step */
 
-/* Lambda (SIMC) tuning for a first-order-plus-dead-time plant of gain
- * 50 K at full heat (0.05 K/‰), time constant 60 s, dead time 2 s, and a
+/* Defaults: lambda (SIMC) tuning for a first-order-plus-dead-time plant of
+ * gain 50 K at full heat (0.05 K/‰), time constant 60 s, dead time 2 s, and a
  * closed-loop time constant of 4 s: Kc = tau / (K (lambda + theta)) =
  * 60 / (0.05 x 6) = 200 ‰/K, Ti = min(tau, 4 (lambda + theta)) = 24 s, no
- * derivative. As ‰ per m°C (and per m°C·s) in Q20. */
-#define KP_Q20 209715 /* 0.2 ‰/m°C */
-#define KI_Q20 8738   /* 0.2 / 24 s = 0.00833 ‰/(m°C·s) */
-#define KD_Q20 0
-#define TRACK_MS 6000 /* back-calculation time constant: Ti / 4 */
+ * derivative, a step every 100 ms. THERMAL_GAINS replaces them at run time. */
+#define DEFAULT_GAINS {.kp = 209715 /* 0.2 ‰/m°C in Q20 */, .ti_ms = 24000, .td_ms = 0, .period_us = 100000}
+static const struct pid_gains default_gains = DEFAULT_GAINS;
+static struct pid_gains gains = DEFAULT_GAINS;
+
+int thermal_gains(const struct pid_gains *g, uint32_t *detail)
+{
+    if (g->kp == 0 || g->kp > PID_KP_MAX) {
+        *detail = 0;
+    } else if (g->ti_ms > PID_TI_MAX_MS || (g->ti_ms != 0 && g->ti_ms * 1000u < g->period_us)) {
+        *detail = 1; /* an integral time shorter than a step is unstable */
+    } else if (g->td_ms > PID_TD_MAX_MS) {
+        *detail = 2;
+    } else if (g->period_us < PID_PERIOD_MIN_US || g->period_us > PID_PERIOD_MAX_US) {
+        *detail = 3;
+    } else {
+        gains = *g;
+        *detail = 0;
+        return FW_OK;
+    }
+    return FW_ERR_BAD_ARG;
+}
+
+void thermal_default_gains(void) { gains = default_gains; }
 
 void pid_init(struct pid *c, int32_t out_min, int32_t out_max)
 {
-    c->kp = KP_Q20;
-    c->ki = KI_Q20;
-    c->kd = KD_Q20;
     c->out_min = out_min;
     c->out_max = out_max;
     c->integ = 0;
@@ -32,22 +49,30 @@ void pid_init(struct pid *c, int32_t out_min, int32_t out_max)
     c->primed = false;
 }
 
-int32_t pid_step(struct pid *c, int32_t setpoint_mC, int32_t meas_mC, uint32_t dt_ms)
+static int64_t clip(int64_t v, int64_t lim) { return v < -lim ? -lim : v > lim ? lim : v; }
+
+int32_t pid_step(struct pid *c, int32_t setpoint_mC, int32_t meas_mC, uint32_t dt_us)
 {
-    int64_t e = (int64_t)setpoint_mC - meas_mC;
-    int64_t p = (int64_t)c->kp * e;
+    const struct pid_gains *g = &gains;
+    int64_t e = clip((int64_t)setpoint_mC - meas_mC, E_MAX);
+    int64_t kpe = (int64_t)g->kp * e;
     /* derivative on the measurement: a setpoint step does not kick the output */
     int64_t d = 0;
-    if (c->primed && dt_ms > 0) {
-        d = -(int64_t)c->kd * ((int64_t)meas_mC - c->prev) * 1000 / dt_ms;
+    if (c->primed && dt_us > 0 && g->td_ms > 0) {
+        int64_t dm = clip((int64_t)meas_mC - c->prev, DM_MAX);
+        d = -(int64_t)g->kp * dm * g->td_ms * 1000 / dt_us;
     }
     int64_t lo = (int64_t)c->out_min << Q, hi = (int64_t)c->out_max << Q;
-    int64_t raw = p + c->integ + d;
+    int64_t raw = kpe + c->integ + d;
     int64_t out = raw < lo ? lo : raw > hi ? hi : raw;
-    /* anti-windup by back-calculation: while the output is clipped, the
-     * integral is pulled towards the value that would just reach the limit,
-     * with time constant TRACK_MS, so it leaves saturation ready, not wound up */
-    c->integ += (int64_t)c->ki * e * dt_ms / 1000 + (out - raw) * dt_ms / TRACK_MS;
+    /* integral Kc/Ti; anti-windup by back-calculation: while the output is
+     * clipped, the integral is pulled towards the value that would just reach
+     * the limit, with time constant Ti / 4, so it leaves saturation ready, not
+     * wound up */
+    if (g->ti_ms != 0) {
+        int64_t ti_us = (int64_t)g->ti_ms * 1000;
+        c->integ += kpe * dt_us / ti_us + (out - raw) * dt_us / (ti_us / 4);
+    }
     c->prev = meas_mC;
     c->primed = true;
     return (int32_t)(out >> Q);
@@ -98,9 +123,10 @@ void thermal_poll(void)
     if (now < th.next_ns) {
         return;
     }
-    th.next_ns += THERMAL_PERIOD_NS;
+    uint64_t period_ns = (uint64_t)gains.period_us * 1000u;
+    th.next_ns += period_ns;
     if (th.next_ns <= now) { /* a long stall: no burst of catch-up steps */
-        th.next_ns = now + THERMAL_PERIOD_NS;
+        th.next_ns = now + period_ns;
     }
     int32_t mC;
     if (!hal_temp_mC(&mC)) {
@@ -110,7 +136,7 @@ void thermal_poll(void)
         return;
     }
     th.last_mC = mC;
-    hal_pwm_set(pid_step(&th.pid, th.setpoint_mC, mC, THERMAL_PERIOD_NS / 1000000u));
+    hal_pwm_set(pid_step(&th.pid, th.setpoint_mC, mC, gains.period_us));
 }
 
 int32_t thermal_last_mC(void) { return th.last_mC; }

@@ -219,9 +219,27 @@ def test_firmware_monitor_driver_matches_the_host_driver(board: NativeBoard,
     amps["uA"] = 99_000.0
     mb.run_program(erase.encode())
     assert board.stats.erases == 1
+    for uA in (-250_000.0, 123_456.0):  # CURRENT: the reading itself, in µA
+        amps["uA"] = uA
+        assert mb.current_uA() == int(host.current_uA())
     with pytest.raises(FirmwareLimit, match="NO_SENSOR"):
         mb.monitor(part, 0x46, shunt_mOhm=20.0, max_current_mA=800)  # nobody at 0x46
+    with pytest.raises(FirmwareLimit, match="NO_SENSOR"):
+        mb.current_uA()  # the failed MONITOR left no monitor
     del keep
+
+
+def test_thermal_gains_through_the_mailbox(board: NativeBoard) -> None:
+    """THERMAL_GAINS in the host's units; each argument past its limit is BAD_ARG naming
+    it (the loop's response to gains: firmware/tests/test_thermal.c)."""
+    mb = _mailbox(board)
+    mb.thermal_gains(200.0, ti_s=24.0)
+    mb.thermal_gains(50.0, ti_s=0.0, td_s=2.0, period_s=1e-3)
+    for args, which in (((0.0, 24.0), 0), ((200.0, 0.05), 1), ((200.0, 24.0, 11.0), 2),
+                        ((200.0, 24.0, 0.0, 2.0), 3)):
+        with pytest.raises(FirmwareError, match="BAD_ARG") as info:
+            mb.thermal_gains(*args)
+        assert info.value.detail == which
 
 
 def test_thermal_loop_starts_from_the_host(board: NativeBoard) -> None:

@@ -159,6 +159,26 @@ class Mailbox:
         read = self.command(Command.THERMAL, [1, int(tec), mC & 0xFFFFFFFF])
         return (read - (1 << 32) if read >> 31 else read) / 1000
 
+    def thermal_gains(self, kc_permille_per_K: float, ti_s: float, td_s: float = 0.0,
+                      period_s: float = 0.1) -> None:
+        """The temperature loop's tuning, in the ideal PID form: gain `kc_permille_per_K`
+        (‰ of full drive per K, 0 < Kc <= 4000), integral time `ti_s` (0: none; else
+        at least one period, at most 3600 s), derivative time `td_s` (0..10 s) and step
+        `period_s` (10 µs..1 s). Taken by a running loop at its next step; END_SESSION
+        restores the built-in tuning (docs/firmware.md). Out of range: FirmwareError
+        BAD_ARG naming the argument (0 Kc, 1 Ti, 2 Td, 3 period)."""
+        kp = round(kc_permille_per_K / 1000 * (1 << 20))
+        words = [kp, round(ti_s * 1000), round(td_s * 1000), round(period_s * 1e6)]
+        if any(not 0 <= w < 1 << 32 for w in words):
+            raise ValueError(f"thermal gains out of the mailbox's words: {words}")
+        self.command(Command.THERMAL_GAINS, words)
+
+    def current_uA(self) -> int:
+        """One supply-current reading of the MONITOR part, through the firmware's
+        driver (µA, signed); FirmwareLimit NO_SENSOR without a working monitor."""
+        v = self.command(Command.CURRENT)
+        return v - (1 << 32) if v >> 31 else v
+
     def limits(self, max_mA: int | None = None, max_C: float | None = None) -> None:
         """Limits of this session, checked by the firmware before every program it runs
         for the host and every loop step: supply current (mA, 1..2^32-1) and temperature

@@ -22,6 +22,8 @@ class Command(IntEnum):
     LIMITS = 0x07
     MONITOR = 0x08
     THERMAL = 0x09
+    THERMAL_GAINS = 0x0A
+    CURRENT = 0x0B
 
 
 class Monitor(IntEnum):

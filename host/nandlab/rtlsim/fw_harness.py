@@ -5,6 +5,8 @@ the harness's tests (test_fw_soc.py) and by the server behind
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import Any
 
 from cocotb.clock import Clock
@@ -16,6 +18,7 @@ from nandlab.regs import REG
 from nandlab.rtlsim.onfi_pins import OnfiPins
 from nandlab.vchip.die import VirtualDie
 
+TOPLEVEL = "nandlab_fw_soc"
 CLK_PS = 10_000
 CSR_BASE, SHARED_BASE = 0x4000_0000, 0x3000_0000
 BOOT_POLLS = 300  # x 1000 clocks: picolibc's crt0 and fw_init take ~100 000
@@ -76,6 +79,7 @@ async def boot(dut: Any, profile: Profile, seed: int) -> VirtualDie:
     pins = OnfiPins(dut, [die], clk_ps=CLK_PS)
     dut.host_we.value, dut.host_addr.value, dut.host_wdata.value = 0, 0, 0
     dut.prof_en.value = 0
+    dut.i2c_scl_pull.value, dut.i2c_sda_pull.value = 0, 0  # no I2C target until a test adds one
     dut.rst.value = 1
     pins.start()
     await ClockCycles(dut.clk, 8)
@@ -90,3 +94,38 @@ async def boot(dut: Any, profile: Profile, seed: int) -> VirtualDie:
                              f"0x{int(dut.u_cpu.reg_pc.value):08X}, trap {dut.trap.value})")
     assert int(dut.trap.value) == 0
     return die
+
+
+def run_tests(test_module: str, test_dir: Path, sim: str, plusargs: tuple[str, ...] = ()
+              ) -> tuple[int, int, Path]:
+    """Cross-build the firmware into `test_dir`, build the harness on `sim` (kept under
+    hw/tb/build/nandlab_fw_soc/ for the next run) and run the cocotb tests of
+    `test_module` (a module on sys.path, the caller's folder); (tests, failed, log)."""
+    import pythondata_cpu_picorv32
+    from cocotb_tools.runner import get_results
+
+    from nandlab.rtlsim import sim_env
+
+    firmware = sim_env.REPO / "firmware"
+    subprocess.run(["make", "-s", "-C", str(firmware), "all", f"BUILD={test_dir}"],
+                   check=True, capture_output=True)
+    runner = sim_env.runner_for(sim)
+    parameters = {"CLK_PERIOD_PS": CLK_PS}
+    build = sim_env.build_dir_for(TOPLEVEL, sim, parameters)
+    runner.build(
+        sources=[*sim_env.rtl_sources(None),
+                 Path(pythondata_cpu_picorv32.data_location) / "picorv32.v",
+                 firmware / "sim" / f"{TOPLEVEL}.sv"],
+        includes=[sim_env.RTL_DIR / "include"], hdl_toplevel=TOPLEVEL, build_dir=build,
+        parameters=parameters, timescale=sim_env.TIMESCALE,
+        build_args=sim_env.VERILATOR_ARGS if sim == "verilator" else [],
+        log_file=build / "build.log",
+    )
+    log = test_dir / "sim.log"
+    results = runner.test(
+        hdl_toplevel=TOPLEVEL, hdl_toplevel_lang="verilog", test_module=test_module,
+        build_dir=build, test_dir=test_dir / "run", timescale=sim_env.TIMESCALE,
+        plusargs=[f"+firmware={test_dir / 'nandlab.hex'}", *plusargs], log_file=log,
+    )
+    total, failed = get_results(results)
+    return total, failed, log
