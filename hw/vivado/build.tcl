@@ -1,5 +1,7 @@
 # nandlab: non-project Vivado build of one board.
-#   vivado -mode batch -source hw/vivado/build.tcl -tclargs kcu105-fmc-nand
+#   vivado -mode batch -source hw/vivado/build.tcl -tclargs kcu105-fmc-nand [cpu]
+# `cpu` adds the board CPU's block design (kcu105/cpu_bd.tcl, docs/firmware.md;
+# not yet run through Vivado, and not yet instantiated by the board's top).
 # Reads the shared RTL, the board's top and generated XDC, creates the XDMA
 # IP, then synth / opt / place / route / bitstream into hw/vivado/out/<board>/.
 
@@ -62,6 +64,7 @@ set_property -dict [list \
 ] [get_ips xdma_0]
 generate_target all [get_ips xdma_0]
 synth_ip [get_ips xdma_0]
+if {[lindex $argv 1] eq "cpu"} { source [file join $board_dir cpu_bd.tcl] }
 
 synth_design -top $top -part $part -include_dirs [file join $rtl include]
 write_checkpoint -force [file join $out post_synth.dcp]
