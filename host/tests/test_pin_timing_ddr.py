@@ -25,6 +25,8 @@ class Client:
     edges: list[tuple[int, str, int]] = field(default_factory=list)
     samples: list[int] = field(default_factory=list)
     die_dqs: list[int] = field(default_factory=list)
+    warmup_in: int = 0
+    """Warm-up cycles the checker is told the die expects on data in (feature 02h)."""
 
     def at(self, dt: int, pin: str, level: int) -> None:
         self.t += dt
@@ -96,6 +98,7 @@ class Client:
 
     def run(self) -> DdrTimingChecker:
         chk = DdrTimingChecker(self.lim.interface, self.lim.mode)
+        chk.set_warmup(0, self.warmup_in)
         events = [(t, 0, pin, lvl) for t, pin, lvl in self.edges]
         events += [(t, 1, "dqs", 1 - i % 2) for i, t in enumerate(self.die_dqs)]
         events += [(t, 2, "", 0) for t in self.samples]
@@ -208,3 +211,16 @@ def test_a_burst_belongs_to_the_command_before_it(command: int, faults: list[str
     client.cycle("cle", 0x70)
     client.at(client.lim.tWHR, "dq_oe", 0)
     assert [v.param for v in client.run().violations] == faults
+
+
+@pytest.mark.parametrize("cycles", [1, 2, 4])
+def test_set_features_after_warm_up_edges_passes(cycles: int) -> None:
+    # the warm-up edges carry no data (DQ 00h here), then P1 P1 .. P4 P4
+    sent = bytes(2 * cycles) + bytes.fromhex("3a3a000000000000")
+    assert set_features(Client(warmup_in=cycles), sent).violations == []
+
+
+def test_set_features_without_its_warm_up_is_one_violation() -> None:
+    found = set_features(Client(warmup_in=2), bytes.fromhex("3a3a000000000000")).violations
+    assert [v.param for v in found] == ["warm-up"]
+    assert "burst of 8 DQS edges: 4 warm-up + 8 data expected" in found[0].detail

@@ -14,6 +14,12 @@ sends every output byte on two RE# edges (one `die.read` per pair) and keeps
 the first of each pair of input bytes, latched on the pair's second DQS edge
 (a controller that sends SET FEATURES bytes once gives the die half of them;
 the checker reports it).
+
+Warm-up (feature 02h P2): each burst begins, after its preamble, with the
+configured number of extra cycles (two edges each) that carry no data: the
+die answers warm-up RE# edges with DQS edges and `WARMUP_DQ` on DQ and reads
+nothing, and ignores warm-up DQS edges on data in. A burst that pauses (no
+command, address or CE# change) does not warm up again.
 """
 
 from __future__ import annotations
@@ -24,11 +30,15 @@ import cocotb
 from cocotb.simtime import get_sim_time
 from cocotb.triggers import Timer
 
-from nandlab.onfi_spec.ddr_features import REPEAT_BYTE_COMMANDS
+from nandlab.onfi_spec.ddr_features import REPEAT_BYTE_COMMANDS, WARMUP_CYCLES, DdrConfig
+from nandlab.onfi_spec.opcodes import Feature
 from nandlab.vchip.die import VirtualDie
 from nandlab.vchip.pin_timing import PS_PER_NS as PS
 from nandlab.vchip.pin_timing import SdrTimingChecker
 from nandlab.vchip.pin_timing_ddr import DdrTimingChecker
+
+WARMUP_DQ = 0xA5
+"""What the die drives on DQ at its warm-up DQS edges (no data is defined there)."""
 
 
 class DdrDiePins:
@@ -47,6 +57,7 @@ class DdrDiePins:
     _die_dqs: int
     _command = -1                 # the last command latched: does it repeat its bytes?
     _first_copy: int | None = None  # the byte of a repeated pair's first edge
+    _warm_left = 0                # warm-up edges still to come in this burst
 
     @staticmethod
     def now_ps() -> int:
@@ -91,21 +102,41 @@ class DdrDiePins:
         if now["dqs_oe"] != prev["dqs_oe"]:
             self._wr_burst = bool(now["dqs_oe"]) and not now["dqs"]
             self._first_copy = None
+            if self._wr_burst:
+                self._warm_left = self._warmup_edges(data_out=False)
             if not now["dqs_oe"]:
                 self._update_mode()  # a SET FEATURES 01h burst may have left the interface
         if now["dqs_oe"] and now["dqs"] != prev["dqs"]:
             chk.edge(t, "dqs", now["dqs"])
             chk.edge(t, "dqs_c", 1 - now["dqs"])
-            if self._wr_burst:
+            if self._wr_burst and self._warm_left:
+                self._warm_left -= 1
+            elif self._wr_burst:
                 self.strobes.append((t, "din"))
                 self._ddr_write(t, prev["dq"])
         if now["re_n"] != prev["re_n"]:
             if not self._rd_burst:
                 self._rd_burst = now["re_n"] == 0   # the preamble's fall carries no data
+                if self._rd_burst:
+                    self._warm_left = self._warmup_edges(data_out=True)
+            elif self._warm_left:
+                self._warm_left -= 1
+                cocotb.start_soon(self._drive_ddr_out(t + self.dqs_out_ps, now["re_n"], WARMUP_DQ))
             else:
                 self.strobes.append((t, "dout"))
                 self._ddr_read(t, now["re_n"])
         self._raise_new()
+
+    def _warmup_edges(self, *, data_out: bool) -> int:
+        """Warm-up edges the selected die's feature 02h asks at the start of a burst; the
+        checker is told, so it can judge the burst."""
+        die = self._die()
+        config = None if die is None else DdrConfig.decode(die.feature(Feature.NV_DDR_CONFIG))
+        if config is None:
+            return 0
+        self.ddr_checker.set_warmup(WARMUP_CYCLES[config.warmup_out],
+                                    WARMUP_CYCLES[config.warmup_in])
+        return 2 * WARMUP_CYCLES[config.warmup_out if data_out else config.warmup_in]
 
     def _ddr_write(self, t: int, byte: int) -> None:
         """Latch one data-in byte; the one that completes SET FEATURES starts tFEAT.

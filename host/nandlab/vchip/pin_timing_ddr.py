@@ -35,6 +35,8 @@ tDQSQ      DQ captured no earlier than tDQSQ after a DQS edge  sample
 tQH        DQ captured no later than tQH after that edge       sample
 repeat     after SET FEATURES / ODT CONFIGURE, every data-in   DQ_OE fall,
 bytes      byte on two DQS edges (even count, equal pairs)     WE_n fall
+warm-up    SET FEATURES' burst: 2 x warm-up cycles + 8 edges   DQ_OE fall,
+                                                               WE_n fall
 =========  ==================================================  ============
 
 A burst starts at the first DQS edge after DQ_OE rose (data in) or the
@@ -43,7 +45,12 @@ rule is a bus rule (measured n/a, required 0, as the SDR checker's CE# rule):
 the command is DQ at its latching WE_n rise, and a die that takes such a
 burst keeps one copy per pair, so bytes sent once reach it halved
 (`onfi_spec.ddr_features.REPEAT_BYTE_COMMANDS`; on data out the die repeats and
-what the controller keeps is its own business).
+what the controller keeps is its own business). Warm-up cycles (feature 02h,
+`set_warmup`) open each burst with edges that carry no data; they are left
+out of the repeat check, and a SET FEATURES burst, whose length ONFI fixes,
+must carry them: one that omits them gives the die a parameter short. Other
+bursts have no length the pins tell, so an omitted warm-up there shows as
+shifted data, not as a violation here.
 
     >>> chk = DdrTimingChecker("nv-ddr3", 10)
     >>> for t, pin, level in ((0, "dq_oe", 1), (0, "dqs", 0), (5_000, "dqs", 1)):
@@ -60,9 +67,12 @@ from dataclasses import dataclass
 
 from nandlab.onfi_spec.ddr_features import REPEAT_BYTE_COMMANDS
 from nandlab.onfi_spec.nvddr_timing import DdrInterface, DdrTiming, ddr
+from nandlab.onfi_spec.opcodes import Cmd
 from nandlab.vchip.pin_timing import NEVER, OnfiTimingError, TimingViolation
 
 PS_PER_NS = 1000
+FEATURE_PARAMS = 4
+"""P1..P4 of SET FEATURES."""
 DDR_PINS = ("ce_n", "cle", "ale", "we_n", "re_n", "re_c", "dqs", "dqs_c", "dq", "dq_oe",
             "rb_n", "wp_n")
 
@@ -102,6 +112,7 @@ class DdrTimingChecker:
         self.last_cycle = ""  # "cmd" | "addr" of the last WE_n cycle
         self.command = -1  # the last command byte latched
         self.din_command = -1  # the command before the data-in burst
+        self.warmup_out = self.warmup_in = 0  # warm-up cycles per burst (feature 02h)
         self.din_bytes: list[int] = []  # DQ at each controller DQS edge of the burst
         self.din_burst = False  # DQS has toggled since DQ_OE rose
         self.dqs_rise = self.dqs_fall = NEVER  # the controller's DQS edges (data in)
@@ -112,6 +123,10 @@ class DdrTimingChecker:
 
     def set_mode(self, interface: DdrInterface | str, mode: int) -> None:
         self.limits = ddr(interface, mode)
+
+    def set_warmup(self, data_out: int, data_in: int) -> None:
+        """Warm-up cycles (not codes) the die expects at the start of each burst."""
+        self.warmup_out, self.warmup_in = data_out, data_in
 
     # ---------------------------------------------------------------- reporting
 
@@ -227,6 +242,12 @@ class DdrTimingChecker:
         got, self.din_bytes = self.din_bytes, []
         if not got or self.din_command not in REPEAT_BYTE_COMMANDS:
             return
+        warm = 2 * self.warmup_in
+        if self.din_command == Cmd.SET_FEATURES and self.warmup_in:
+            self.rule(len(got) == warm + 2 * FEATURE_PARAMS, "warm-up", t,
+                      f"SET FEATURES burst of {len(got)} DQS edges: {warm} warm-up + "
+                      f"{2 * FEATURE_PARAMS} data expected")
+        got = got[warm:]
         pairs_equal = all(a == b for a, b in zip(got[::2], got[1::2], strict=False))
         self.rule(len(got) % 2 == 0 and pairs_equal, "repeat bytes", t,
                   f"command {self.din_command:02X}h: each data byte twice in DDR, got "
