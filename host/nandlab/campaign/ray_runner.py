@@ -265,7 +265,7 @@ class _Head:
                 unit = units[report.index]
                 current = unit.key
                 if report.error is not None:
-                    self._book_stopped(unit, report)
+                    book_stopped(self.ledger, self.meta, unit, report)
                     raise report.error
                 calls[k].append(workers[k].next.remote())
                 c0 = time.perf_counter()
@@ -311,15 +311,6 @@ class _Head:
             self.ray.wait(refs, num_returns=len(refs), timeout=30)
         except self.ray.exceptions.RayError:  # a stop must not fail on the clean-up
             log.warning("workers did not clean up their folders")
-
-    def _book_stopped(self, unit: Unit, report: ShardUnit) -> None:
-        """Book what a unit stopped half-way in a worker did, as a run in one process does:
-        its chips' wear and, for a status FAIL, the bad block."""
-        run_id = str(self.meta["run_id"])
-        if report.bad is not None:
-            self.ledger.mark_bad(*report.bad, run_id)
-        book_wear_taken(self.ledger, report.wear, run_id, unit.key,
-                        self.meta["bench_url"].startswith("sim:"))
 
     def _stopped(self, exc: BaseException, store: RunStore, parts: PartWriter,
                  current: str | None) -> BaseException:
@@ -370,6 +361,15 @@ class _Head:
             self.ledger.run_finished(uid, str(self.meta["run_id"]), "complete")
         self.ledger.close()
         return RunResult(self.run_dir, "complete", len(self.plan.units), ran, chip_ns, wall)
+
+
+def book_stopped(ledger: Ledger, meta: dict[str, Any], unit: Unit, report: ShardUnit) -> None:
+    """Book what a unit stopped half-way in a worker did, as a run in one process does: its
+    chips' wear and, for a status FAIL, the bad block (`meta`: the run's run.json)."""
+    run_id = str(meta["run_id"])
+    if report.bad is not None:
+        ledger.mark_bad(*report.bad, run_id)
+    book_wear_taken(ledger, report.wear, run_id, unit.key, meta["bench_url"].startswith("sim:"))
 
 
 def _shard_of(tag: str | None) -> int | None:
