@@ -142,6 +142,7 @@ bench: setup
 	$(PY) bench/campaign_speed.py
 	$(PY) bench/ray_scale.py
 	$(PY) bench/moonshot.py
+	$(PY) bench/compact_dies.py
 	$(PY) bench/rtl_throughput.py
 	$(PY) bench/ftdi_page_read.py
 	$(PY) bench/firmware_overhead.py
