@@ -47,9 +47,10 @@
 // hold (T_RPSTH / T_WPSTH). One instruction is one burst.
 //
 // Repeated bytes (`ddr_repeat`: NV-DDR2 / NV-DDR3, not Toggle): ONFI sends
-// each data byte of SET FEATURES (EFh, D5h) and ODT CONFIGURE (E2h) input and
-// of GET FEATURES (EEh, D4h), READ ID (90h) and READ STATUS (70h, 78h) output
-// twice, on both edges of a strobe period. After such a command every DIN
+// each data byte of SET FEATURES (EFh) and ODT CONFIGURE (E2h) input and of
+// GET FEATURES (EEh), READ ID (90h) and READ STATUS (70h, 78h) output twice,
+// on both edges of a strobe period (the list is REPEAT_BYTE_CMDS, generated
+// from nandlab.onfi_spec.ddr_features). After such a command every DIN
 // request goes out on two DQS edges and every DOUT request takes two RE#
 // edges, of which the first copy is kept, so the sequencer and the op program
 // see each byte once. Any other command ends it (READ STATUS then 00h returns
@@ -424,9 +425,7 @@ module nandlab_onfi_phy #(
                         last_kind_q <= kind_q;
                         if (kind_q == KIND_CMD) begin
                             ccs_q <= data_q == 8'hE0 || data_q == 8'h85;
-                            rep_q <= ddr_repeat && (data_q == 8'hEF || data_q == 8'hD5 ||
-                                data_q == 8'hE2 || data_q == 8'hEE || data_q == 8'hD4 ||
-                                data_q == 8'h90 || data_q == 8'h70 || data_q == 8'h78);
+                            rep_q <= ddr_repeat && nandlab_timing_pkg::REPEAT_BYTE_CMDS[data_q];
                         end else if (kind_q == KIND_DIN) begin
                             ccs_q <= 1'b0;
                         end

@@ -1,4 +1,5 @@
-// generated from host/nandlab/onfi_spec/sdr_timing.py and nvddr_timing.py by nandlab.hwgen.timing, do not edit
+// generated from host/nandlab/onfi_spec/sdr_timing.py, nvddr_timing.py and ddr_features.py by
+// nandlab.hwgen.timing, do not edit
 // ONFI SDR timing presets in core clock cycles, modes 0..5 per clock period,
 // then the DDR presets (nandlab.hwgen.timing_ddr): the same fields for the
 // command / address cycles, followed by the DDR burst fields.
@@ -42,6 +43,8 @@ package nandlab_timing_pkg;
   localparam int T_WPRE = 23;  // at least tWPRE
   localparam int T_WPST = 24;  // at least tWPST
   localparam int T_WPSTH = 25;  // at least tWPSTH
+  // opcodes whose data bytes are repeated in NV-DDR2 / NV-DDR3: 70h, 78h, 90h, E2h, EEh, EFh
+  localparam logic [255:0] REPEAT_BYTE_CMDS = 256'h0000C00400000000000000000001000001010000000000000000000000000000;
 
   // 10000 ps (100 MHz); mode 0 in the low bits
   //   mode 0: WP=5 WH=3 WC=10 DS=4 RP=6 REH=4 RC=10 REA=5 CLS=5 ALS=5 CS=7 DH=2 WB=20 WHR=12 RHW=20 ADL=40 CCS=50 IR=1 WW=10

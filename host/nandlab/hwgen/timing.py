@@ -111,8 +111,9 @@ def _vector(values: list[int]) -> str:
 def render() -> str:
     bits = FIELD_BITS * len(FIELDS)
     out = [
-        "// generated from host/nandlab/onfi_spec/sdr_timing.py and nvddr_timing.py by "
-        "nandlab.hwgen.timing, do not edit",
+        "// generated from host/nandlab/onfi_spec/sdr_timing.py, nvddr_timing.py and "
+        "ddr_features.py by",
+        "// nandlab.hwgen.timing, do not edit",
         "// ONFI SDR timing presets in core clock cycles, modes 0..5 per clock period,",
         "// then the DDR presets (nandlab.hwgen.timing_ddr): the same fields for the",
         "// command / address cycles, followed by the DDR burst fields.",
@@ -138,6 +139,7 @@ def render() -> str:
     out.append(f"  localparam int DDR_TIMING_BITS = {ddr_bits};")
     for i, (name, what) in enumerate(timing_ddr.DDR_FIELDS):
         out.append(f"  localparam int {name} = {len(FIELDS) + i};  // {what}")
+    out += timing_ddr.repeat_lines()
     out.append("")
     for period in CLOCK_PERIODS_PS:
         out.append(f"  // {period} ps ({1e6 / period:g} MHz); mode 0 in the low bits")

@@ -19,10 +19,14 @@ sum), tCALS for tCLS / tALS, tCAS for tDS, tCAH for tDH, tCS. The DDR table
 has no tWB, tWHR, tRHW, tADL, tCCS, tIR or tWW: those are ONFI's SDR mode 5
 figures (the mode-independent ones of the SDR table). The SDR read fields
 (tRP, tREH, tRC) take the DDR tRP / tREH; no SDR read runs in a DDR mode.
+
+REPEAT_BYTE_CMDS (once, not per clock): a 256-bit mask of the opcodes whose
+data bytes go twice in NV-DDR2 / NV-DDR3 (`onfi_spec.ddr_features`).
 """
 
 from __future__ import annotations
 
+from nandlab.onfi_spec.ddr_features import REPEAT_BYTE_COMMANDS
 from nandlab.onfi_spec.nvddr_timing import DDR_MODES, DdrInterface, DdrTiming
 from nandlab.onfi_spec.sdr_timing import SDR_MODES
 
@@ -95,6 +99,14 @@ def preset(t: DdrTiming, period_ps: int, sdr_fields: tuple[str, ...]) -> list[in
 def rated_efficiency(t: DdrTiming, period_ps: int) -> float:
     """Rated transfer time over the PHY's (1.0 when one transfer fits in T_BIT clocks exactly)."""
     return (t.tRC / 2) / (bit_cycles(t, period_ps) * period_ps)
+
+
+def repeat_lines() -> list[str]:
+    """REPEAT_BYTE_CMDS: bit i set when opcode i's data bytes go twice in NV-DDR2 / NV-DDR3."""
+    mask = sum(1 << int(op) for op in REPEAT_BYTE_COMMANDS)
+    names = ", ".join(f"{int(op):02X}h" for op in sorted(REPEAT_BYTE_COMMANDS))
+    return [f"  // opcodes whose data bytes are repeated in NV-DDR2 / NV-DDR3: {names}",
+            f"  localparam logic [255:0] REPEAT_BYTE_CMDS = 256'h{mask:064X};"]
 
 
 def render_lines(period_ps: int, sdr_fields: tuple[str, ...]) -> list[str]:
