@@ -57,8 +57,7 @@ import cocotb
 from cocotb.handle import LogicArrayObject, LogicObject, SimHandleBase
 from cocotb.triggers import First, ReadOnly, Timer
 
-from nandlab.onfi_spec.ddr_features import decode_timing_mode
-from nandlab.onfi_spec.opcodes import Feature
+from nandlab.ops import Interface
 from nandlab.rtlsim.onfi_pins_ddr import DdrDiePins
 from nandlab.vchip.die import VirtualDie
 from nandlab.vchip.pin_timing import PS_PER_NS as PS
@@ -170,7 +169,8 @@ class OnfiPins(DdrDiePins):
             core = find_core(dut)
             probes = {} if core is None else {
                 "capture": core.u_phy.rd_valid, "seq_state": core.u_seq.state_q,
-                "ddr_capture": core.u_phy.u_io.dqs_dly}
+                "ddr_capture": core.u_phy.u_io.dqs_dly,
+                "seq_interface": core.u_seq.interface_q, "seq_mode": core.u_seq.timing_mode_q}
         self.probes = probes
         self.clk_ps = clk_ps
         """The controller's sample points (empty when the DUT has no nandlab_core)."""
@@ -322,7 +322,8 @@ class OnfiPins(DdrDiePins):
         die = self._die()
         if die is None:
             return
-        iface, mode = decode_timing_mode(die.feature(Feature.TIMING_MODE)[0]) or ("sdr", 0)
+        self._follow_toggle(die)
+        iface, mode = die.data_interface
         if iface == "sdr":  # the SDR mode the die's bus timing runs in
             self.ddr_iface = None
             self.checker = self.sdr_checker
@@ -331,6 +332,16 @@ class OnfiPins(DdrDiePins):
             self.ddr_iface = iface
             self.checker = self.ddr_checker
             self.ddr_checker.set_mode(iface, mode)
+
+    def _follow_toggle(self, die: VirtualDie) -> None:
+        """A Toggle die has no interface feature: it runs at the grade the controller strobes,
+        which the sequencer's TIMING registers hold (the die's view of the bus rate, as
+        sim:// gives it)."""
+        iface, mode = self.probes.get("seq_interface"), self.probes.get("seq_mode")
+        if iface is None or mode is None or die.profile.identity.standard != "jedec":
+            return
+        toggle = _int(iface, 0) == Interface.TOGGLE
+        die.follow_toggle(_int(mode, 0) if toggle else None)
 
     # ------------------------------------------------------------ die cycles
 
