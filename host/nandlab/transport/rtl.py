@@ -55,10 +55,10 @@ CONNECT_TIMEOUT_S = 600.0
 _REG = struct.Struct("<II")
 _KEYS = frozenset({"seed", "dies", "sim", "profile", "fresh", "firmware"})
 BENCH_CAPABILITIES = frozenset({"din_pattern", "dout_compare", "fpga_coxpm", "nv-ddr2",
-                                "nv-ddr3"})
+                                "nv-ddr3", "toggle2"})
 """fpga_coxpm: the controller runs the CoX-PM kernel (hw/hls/coxpm) on pages it reads,
-offered as the bench's `matcher` role (nandlab.transport.fpga_coxpm). nv-ddr2 / nv-ddr3:
-every tabled mode runs (DQS-strobed, one byte per controller clock: 100 MT/s at the
+offered as the bench's `matcher` role (nandlab.transport.fpga_coxpm). nv-ddr2 / nv-ddr3 /
+toggle2: every tabled mode runs (DQS-strobed, one byte per controller clock: 100 MT/s at the
 bench's 100 MHz, slower than a fast mode's rating; the die's minima hold)."""
 
 
