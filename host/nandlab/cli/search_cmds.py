@@ -53,7 +53,8 @@ COLUMNS = ("page", "operation", "path", "answer", "latency_us", "energy_uJ", "bi
 @click.option("--queries", type=click.IntRange(1, 64), default=4, show_default=True,
               help="sim-search: point queries per key page (the last one absent).")  # fmt: skip
 @click.option("--max-age-h", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="sim-search: read pages older than this in full (the age margin).")  # fmt: skip
+              help="sim-search: read pages older than this in full (the paper's age margin; "
+              "default 4380 h).")  # fmt: skip
 @run_options
 def search(
     url: str,
@@ -93,7 +94,8 @@ def search(
         steps = [
             {"erase": {}},
             {"sim_store": {"pairs": count}},
-            {"sim_search": {"masks": masks, "queries": queries, "max_age_h": max_age_h}},
+            {"sim_search": {"masks": masks, "queries": queries,
+                            **({} if max_age_h is None else {"max_age_h": max_age_h})}},
         ]
     campaign = {
         "name": "search",
