@@ -87,7 +87,21 @@ def test_reduced_run_reports_every_claim(tmp_path: Path) -> None:
     worn = [r for r in rows if r["operation"] == "sim-search:page" and r["pec"] == 40000]
     assert any(r["errors_0to1"] + r["errors_1to0"] > 0 for r in worn)
     line = next(
-        x for x in report.splitlines() if "corrupted pages caught (verification read + age" in x
+        x
+        for x in report.splitlines()
+        if "corrupted pages caught (paper: verification read + age" in x
     )
     caught, corrupted = line.split("| all | ")[1].split(" |")[0].split(" of ")
     assert caught == corrupted and int(corrupted) > 0
+    assert "| wrong answers (paper: verification read + age < 4380 h) | 0 | 0 of " in report
+    # Table I from the die's supply samples, against the I/O model worked by hand (slc-search:
+    # io_mA 6, 10 pF, 2.5 rising edges a byte, VCCQ 1.8 V): SiM at 80 MT/s (12.5 ns a byte),
+    # 388 B out at 6 + 10e-12 x 1.8 x 2.5 x 80e6 = 9.6 mA, 24 B in at the static 6 mA;
+    # the full reads' 8192 B at 800 MT/s (1.25 ns) at 6 + 36 = 42 mA
+    sim_nJ = 1.8 * (388 * 12.5 * 9.6 + 24 * 12.5 * 6.0) / 1000
+    full_nJ = 1.8 * 8192 * 1.25 * 42.0 / 1000
+    measured = [d for d in hits if "io_nJ" in d]
+    assert measured and all(abs(d["io_nJ"] - sim_nJ) < 0.01 for d in measured)
+    assert all(abs(d["baseline_io_nJ"] - full_nJ) < 0.01 for d in measured)
+    assert {(d["io_us"], d["baseline_io_us"]) for d in measured} == {(5.15, 10.24)}
+    assert f"| {full_nJ / sim_nJ:.1f}x | no | predicted |" in report

@@ -118,6 +118,33 @@ def test_corrupted_verification_read_falls_back_and_answers_right(sim: SimSearch
     assert hit.slots == [1000 // 8]
 
 
+def test_default_policy_is_the_papers_age_margin(sim: SimSearch) -> None:
+    values = _raw_page(sim, 10, [3000 * 8 + 1], seed=10)  # one error outside the 256-byte sample
+    key = int(values[(3000 - 64) // 8])  # in slot 375, which the error changed
+    hit = sim.search(BLOCK, 10, key)  # written at time 0: far older than 6 months
+    assert sim.max_age_s == 4380 * 3600.0
+    assert hit.path == "fallback:age" and hit.slots == [375] and hit.corrected_bits == 1
+    ablation = SimSearch(sim.chip, max_age_s=None)  # the sample alone: it misses the error
+    assert ablation.search(BLOCK, 10, key).path == "chip"
+    assert ablation.search(BLOCK, 10, key).slots == []  # the wrong answer the margin prevents
+
+
+def test_measure_io_runs_at_the_match_and_storage_rates(sim: SimSearch) -> None:
+    rng = np.random.default_rng(12)
+    keys = np.sort(rng.choice(1 << 40, fmt.DATA_SLOTS, replace=False)).astype(np.uint64)
+    io = SimSearch(sim.chip, measure_io=True)
+    io.store(BLOCK, 11, [int(k) for k in keys])
+    io.store(BLOCK, 12, [int(k) ^ 0xFF for k in keys])
+    assert io.point_query((BLOCK, 11), (BLOCK, 12), int(keys[9])) == int(keys[9]) ^ 0xFF
+    # NV-DDR3 mode 1 (80 MT/s, ONFI: 12.5 ns a byte): 388 B out + 24 B in
+    assert sim.chip.interface.mode == 1 and io.traffic.io_ns == (388 + 24) * 12.5
+    io.page_read(BLOCK, 11, 4096)  # storage mode: NV-DDR3 mode 10, 800 MT/s
+    assert sim.chip.interface.mode == 10 and io.traffic.io_ns == 5150 + 4096 * 1.25
+    assert io.traffic.io_nJ > 0
+    io.restore_interface()
+    assert sim.chip.interface.interface == "sdr"
+
+
 def test_uncorrectable_page_raises_after_every_retry(sim: SimSearch) -> None:
     _raw_page(sim, 6, [0, 9, 2000 * 8, 2000 * 8 + 5], seed=6)  # two errors in chunks 0 and 31
     with pytest.raises(UncorrectableData, match="every read offset"):

@@ -19,22 +19,39 @@ protocol in `nandlab.onfi_spec.search`):
 
 What each call moved is counted from the op programs it ran (`Traffic`):
 bytes on the chip bus in each direction and bytes handed to the host.
-The optimistic path trusts the sampled 256 bytes for the rest of the page, as
-the paper does; `SearchAnswer.path` says which path produced each answer.
+
+The optimistic path is the paper's (Sec. IV-C2) in full: the verification read
+(magic + CRC-64 over the first 256 bytes) AND the page's age from the header's
+write timestamp against a safety margin (`max_age_s`, default 6 months): a page
+failing either is read in full. The sample sees nothing of the other 3840
+bytes; the margin is what keeps them out of an answer, on the paper's premise
+that SLC pages show no raw bit error while they are young ([16]; the committed
+run of characterization/sim measures it on this part). `max_age_s=None` drops
+the margin: the ablation that shows what the sample alone misses (it can answer
+wrong, and the campaign counts it); no policy of the paper.
+`SearchAnswer.path` says which path produced each answer.
+
+With `measure_io` (a bench with "power"), SiM commands run in the part's match mode
+and full page reads in its storage mode (`vendor.search` rates, as NV-DDR3 modes),
+and every data transfer sits in its own POWER window: `Traffic.io_nJ` is the I/O
+energy the die's supply samples show (VCCQ x their charge), `Traffic.io_ns` its
+bus time (Table I of the paper).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from nandlab.analysis import operation_energy_uJ
+from nandlab.analysis import operation_energy_uJ, samples_energy_uJ
 from nandlab.errors import RangeError, UncorrectableData, UnsupportedCapability
 from nandlab.onfi import Chip
-from nandlab.onfi.results import busy_steps
+from nandlab.onfi.results import busy_steps, data_records
 from nandlab.onfi.target import Controller
+from nandlab.onfi_spec.nvddr_timing import mode_for_rate
 from nandlab.onfi_spec.search import (
     CHUNK_BYTES,
     CHUNK_ECC_BYTES,
@@ -56,14 +73,23 @@ from nandlab.onfi_spec.search import (
     sample_ok,
     timestamp_of,
 )
-from nandlab.ops import Din, Dout, Program
+from nandlab.ops import Din, Dout, Program, Results
 from nandlab.profiles import Profile
+from nandlab.sequences import core
 from nandlab.sequences import search as seq
 
 FULL_MASK = (1 << 64) - 1
+SAFETY_MARGIN_S = 4380 * 3600.0
+"""The age margin (6 months): the paper names no value. Below it the part's SLC pages must
+be error-free for the optimistic path to be right; the committed run finds none on fresh
+pages at any wear up to 40K P/E, and errors after 1 year from 20K P/E on."""
 RETRY_OFFSETS_MV = (*(-30.0 * i for i in range(1, 14)), 30.0, 60.0)
 """Read-retry offsets of the SLC reference, tried in order: down to -390 mV in 30 mV steps
 first (retention lowers Vth), then up (read disturb raises the erased cells)."""
+IO_INTERFACE = "nv-ddr3"
+"""The interface of the paper's bus rates (Table II: match mode is NV-DDR3 timing mode 1)."""
+IO_PERIOD_NS = 1
+"""POWER sample period of the I/O windows: a byte at 800 MT/s is 1.25 ns."""
 
 
 @dataclass
@@ -71,7 +97,8 @@ class Traffic:
     """Bytes moved: chip bus data in / out (from the op programs) and bytes to the host;
     sensings, the busy time the chip reported and its energy estimated from the datasheet
     currents (`nandlab.analysis.operation_energy_uJ`: reads at read current, searches at
-    standby current like a latch XOR)."""
+    standby current like a latch XOR); with `measure_io`, the data transfers' bus time and
+    I/O energy from the bench's supply samples."""
 
     chip_in: int = 0
     chip_out: int = 0
@@ -79,6 +106,8 @@ class Traffic:
     sensings: int = 0
     busy_us: float = 0.0
     energy_uJ: float = 0.0
+    io_ns: int = 0
+    io_nJ: float = 0.0
 
     def add(self, program: Program) -> None:
         for ins in program:
@@ -144,11 +173,16 @@ class SimSearch:
         chip: Chip,
         *,
         retry_offsets_mV: Sequence[float] = RETRY_OFFSETS_MV,
-        max_age_s: float | None = None,
-        clock: Callable[[], float] | None = None,
+        max_age_s: float | None = SAFETY_MARGIN_S,
+        clock: Callable[[], float] = time.time,
+        measure_io: bool = False,
     ) -> None:
-        """`max_age_s` with `clock` (seconds, the clock `store` timestamps with): pages
-        written longer ago are read in full (the paper's safety margin for retention)."""
+        """Pages written more than `max_age_s` ago by `clock` (seconds; the clock `store`
+        timestamps with) are read in full: the paper's safety margin. None: the ablation
+        without it (the verification read alone; can answer wrong). `measure_io`: run at
+        the part's match / storage bus rates and measure each transfer's I/O energy
+        (UnsupportedCapability without "power"; RangeError when no NV-DDR3 mode has the
+        rate, or the part or bench does not run it); `restore_interface` puts the bus back."""
         problem = self.unsupported(chip)
         if problem is not None:
             raise UnsupportedCapability(problem)
@@ -160,6 +194,18 @@ class SimSearch:
         self.max_age_s, self.clock = max_age_s, clock
         self.traffic = Traffic()
         self.stats = Stats()
+        self.measure_io = measure_io
+        self._modes: dict[str, int] = {}
+        self._mode: str | None = None
+        self._before = chip.interface
+        if measure_io:
+            if not chip.transport.supports("power"):
+                why = chip.transport.cannot("power")
+                raise UnsupportedCapability(f"sim-search I/O energy: {why}")
+            self._modes = {
+                "match": _mode_at(spec.match_bus_MTps),
+                "storage": _mode_at(spec.storage_bus_MTps),
+            }
 
     @classmethod
     def unsupported(cls, chip: Chip) -> str | None:
@@ -179,9 +225,52 @@ class SimSearch:
 
     def _run(self, program: Program, what: str, kind: str) -> list[bytes]:
         self.traffic.add(program)
-        results = self.chip.run(program, what)
+        results = self._metered(program, what, "match")
         self._busy(kind, sum(busy_steps(results)))
         return [bytes(r) for r in results.data]
+
+    def _metered(self, program: Program, what: str, mode: str) -> Results:
+        """Run `program`; with measure_io, in bus mode `mode` ("match" / "storage") with a
+        POWER window around each data transfer, whose time and energy go to the traffic."""
+        if not self.measure_io:
+            return self.chip.run(program, what)
+        if self._mode != mode:
+            self.chip.use_interface(IO_INTERFACE, self._modes[mode])
+            self._mode = mode
+        windowed = Program()
+        for ins in program:
+            if isinstance(ins, Din | Dout):
+                windowed.power_start(IO_PERIOD_NS).append(ins).power_stop()
+            else:
+                windowed.append(ins)
+        results = self.chip.run(windowed, what)
+        vccq = self.chip.profile.power.vccq_V
+        for rec in results.power:
+            self.traffic.io_ns += rec.period_ns * len(rec.samples_uA)
+            self.traffic.io_nJ += 1000.0 * samples_energy_uJ(rec.samples_uA, rec.period_ns, vccq)
+        return results
+
+    def restore_interface(self) -> None:
+        """Back to the interface the chip was in before (after measure_io switched it)."""
+        if self._mode is not None:
+            self.chip.use_interface(self._before.interface, self._before.mode)
+            self._mode = None
+
+    def page_read(self, block: int, page: int, length: int) -> tuple[bytes, int]:
+        """READ of `length` bytes from column 0 in storage mode: (data, busy ns). Counted in
+        the traffic (chip out, a sensing, its busy time and energy)."""
+        self._check(block, page)
+        self.chip.refuse_bad([block], False, f"SiM read block {block}")
+        geo = self.chip.geometry
+        program = core.page_read(
+            self.chip.sdr, geo.full_address(block, page, 0), length, self.chip.timeouts.read
+        )
+        self.traffic.add(program)
+        self.traffic.sensings += 1
+        results = self._metered(program, f"READ block {block} page {page}", "storage")
+        busy = sum(busy_steps(results))
+        self._busy("read", busy)
+        return data_records(results)[0], busy
 
     def _busy(self, kind: str, busy_ns: int) -> None:
         us = busy_ns / 1000.0
@@ -214,7 +303,7 @@ class SimSearch:
             raise RangeError(f"{len(data)} bytes do not fit a SiM page's {DATA_SLOTS * 8}")
         data = data.ljust(DATA_SLOTS * SLOT_BYTES, b"\x00")
         if timestamp is None:
-            timestamp = int(self.clock()) if self.clock is not None else 0
+            timestamp = int(self.clock())
         stored = encode_page(block, page, data, timestamp=timestamp, user_header=user_header)
         self.chip.program_page(block, page, stored)
 
@@ -231,11 +320,7 @@ class SimSearch:
             for retry, mV in enumerate(offsets):
                 if retry:
                     self.chip.set_read_offset_mV(0, mV)
-                self.traffic.chip_out += geo.total_bytes
-                self.traffic.sensings += 1
-                read = self.chip.read_page(block, page)
-                self._busy("read", read.busy_ns)
-                raw = read.data
+                raw, _ = self.page_read(block, page, geo.total_bytes)
                 fixed = _correct_page(raw, geo.page_bytes)
                 if fixed is not None:
                     stored, bits = fixed
@@ -268,7 +353,7 @@ class SimSearch:
             return None
         if not sample_ok(block, page, out[0]):
             return "crc"
-        if self.max_age_s is not None and self.clock is not None:
+        if self.max_age_s is not None:
             written = timestamp_of(derandomize(block, page, 0, out[0][:CHUNK_BYTES]))
             if self.clock() - written > self.max_age_s:
                 return "age"
@@ -354,6 +439,14 @@ class SimSearch:
             return None
         slot = hit.slots[0]
         return self.slots_of(*value_page, [slot])[slot]
+
+
+def _mode_at(rate_MTps: float) -> int:
+    """The NV-DDR3 mode whose rated rate is `rate_MTps` (RangeError when none is)."""
+    timing = mode_for_rate(IO_INTERFACE, int(rate_MTps))
+    if timing.data_rate_mts != rate_MTps:
+        raise RangeError(f"no {IO_INTERFACE} mode runs at {rate_MTps:g} MT/s")
+    return timing.mode
 
 
 def host_match(data: bytes, key: bytes, mask: bytes) -> np.ndarray:

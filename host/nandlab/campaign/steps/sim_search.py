@@ -13,13 +13,23 @@ paper's Sec. III), and `queries` point queries, the last one for an absent key
 with the truth; the bytes it moved (counted from the op programs) and the bytes a full read
 of both pages moves (the baseline) go into the row's detail. An `UncorrectableData` answer
 is recorded as such (no answer is not a wrong answer).
+
+The optimistic path follows the paper's policy (`policy: paper`): verification read and
+the age margin `max_age_h` (default 6 months), the page's age being its retention age
+(pages are stored with timestamp 0 and the step's clock reads the block's retention age).
+`policy: sample-only` is the ablation without the margin (labelled so in every row).
+
+`io_energy: true` (a bench with "power") runs the SiM commands at the part's match-mode
+rate and the baseline's two full reads at its storage-mode rate, and puts each point
+query's I/O energy and bus time from the die's supply samples into the row's detail
+(`io_nJ`, `io_us`; the baseline's `baseline_io_nJ`, `baseline_io_us`): Table I.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -31,7 +41,7 @@ from nandlab.campaign.unit import Unit
 from nandlab.characterize.readback import DataSpec
 from nandlab.errors import UncorrectableData
 from nandlab.onfi_spec.search import DATA_SLOTS, HEADER_SLOTS, SLOTS, encode_page
-from nandlab.schemes.sim_search import SearchAnswer, SimSearch, Traffic
+from nandlab.schemes.sim_search import SAFETY_MARGIN_S, SearchAnswer, SimSearch, Traffic
 
 PATTERN = "sim-search"
 
@@ -44,12 +54,15 @@ class SimStoreStep(Strict):
 
 class SimSearchStep(Strict):
     """Per key page: `masks` masked searches and `queries` point queries (the last absent).
-    `max_age_h`: the paper's safety margin, pages older than this (retention age) are read
-    in full; None: the verification read alone decides."""
+    `policy`: "paper" (verification read + age margin: pages older than `max_age_h`, their
+    retention age, are read in full) or "sample-only" (the ablation: the verification read
+    alone decides; it can answer wrong)."""
 
     masks: int = Field(default=4, ge=0, le=64)
     queries: int = Field(default=4, ge=1, le=64)
-    max_age_h: float | None = Field(default=None, gt=0)
+    policy: Literal["paper", "sample-only"] = "paper"
+    max_age_h: float = Field(default=SAFETY_MARGIN_S / 3600.0, gt=0)
+    io_energy: bool = False
 
 
 def page_values(seed: int, block: int, pair: int) -> tuple[np.ndarray, np.ndarray]:
@@ -124,31 +137,35 @@ class SimSearchKind(StepKind[SimSearchStep]):
         assert unit.block is not None and b.written is not None
         block, seed = unit.block, b.written.seed
         age_s = b.retention_age_h * 3600.0  # pages are stored with timestamp 0
-        max_age_s = None if p.max_age_h is None else p.max_age_h * 3600.0
-        sim = SimSearch(at.chip, max_age_s=max_age_s, clock=lambda: age_s)
+        max_age_s = p.max_age_h * 3600.0 if p.policy == "paper" else None
+        sim = SimSearch(at.chip, max_age_s=max_age_s, clock=lambda: age_s, measure_io=p.io_energy)
         base = {**base_row(unit, ctx, at.chip_id), "block": block, "scheme": PATTERN}
-        policy = {"max_age_h": p.max_age_h}
+        policy = {"policy": p.policy, "max_age_h": p.max_age_h if max_age_s else None}
         rng = np.random.default_rng([unit.seed, 0x51])
         rows: list[dict[str, Any]] = []
-        for pair in range(len(b.wls) // 2):
-            keys, values = page_values(seed, block, pair)
-            kp, vp = 2 * pair, 2 * pair + 1
-            rows.append({**base, "page": kp, **_raw_errors(at, block, kp, keys)})
-            truth = np.zeros(SLOTS, dtype=np.uint64)
-            truth[HEADER_SLOTS:] = keys
-            for _ in range(p.masks):
-                key = int(keys[rng.integers(0, DATA_SLOTS)])
-                mask = (0xFFFF << 48) if rng.integers(0, 2) else int(rng.integers(1, 1 << 63))
-                want = (truth & np.uint64(mask)) == np.uint64(key & mask)
-                want[:HEADER_SLOTS] = False
-                rows.append({**base, "page": kp, **_mask_row(sim, block, kp, key, mask, want)})
-            picks = [int(i) for i in rng.integers(0, DATA_SLOTS, p.queries - 1)]
-            for i in [*picks, None]:
-                key = int(keys[0]) | 1 if i is None else int(keys[i])  # keys are even: |1 is absent
-                want_value = None if i is None else int(values[i])
-                rows.append(
-                    {**base, "page": kp, **_point_row(at, sim, block, (kp, vp), key, want_value)}
-                )
+        try:
+            for pair in range(len(b.wls) // 2):
+                keys, values = page_values(seed, block, pair)
+                kp, vp = 2 * pair, 2 * pair + 1
+                rows.append({**base, "page": kp, **_raw_errors(at, block, kp, keys)})
+                truth = np.zeros(SLOTS, dtype=np.uint64)
+                truth[HEADER_SLOTS:] = keys
+                for _ in range(p.masks):
+                    key = int(keys[rng.integers(0, DATA_SLOTS)])
+                    mask = (0xFFFF << 48) if rng.integers(0, 2) else int(rng.integers(1, 1 << 63))
+                    want = (truth & np.uint64(mask)) == np.uint64(key & mask)
+                    want[:HEADER_SLOTS] = False
+                    rows.append({**base, "page": kp, **_mask_row(sim, block, kp, key, mask, want)})
+                picks = [int(i) for i in rng.integers(0, DATA_SLOTS, p.queries - 1)]
+                for i in [*picks, None]:
+                    # keys are even: key 0 | 1 is absent
+                    key = int(keys[0]) | 1 if i is None else int(keys[i])
+                    want_value = None if i is None else int(values[i])
+                    rows.append(
+                        {**base, "page": kp, **_point_row(sim, block, (kp, vp), key, want_value)}
+                    )
+        finally:  # the bus back where it was, even when a query raised
+            sim.restore_interface()
         for r in rows:  # every row says which policy decided the optimistic path
             r["detail"] = json.dumps({**json.loads(r.get("detail", "{}")), **policy})
         return Outcome(rows)
@@ -212,7 +229,7 @@ def _mask_row(
 
 
 def _point_row(
-    at: At, sim: SimSearch, block: int, pages: tuple[int, int], key: int, want: int | None
+    sim: SimSearch, block: int, pages: tuple[int, int], key: int, want: int | None
 ) -> dict[str, Any]:
     before = replace(sim.traffic)
     detail: dict[str, Any] = {"key": f"{key:016x}"}
@@ -226,20 +243,30 @@ def _point_row(
     except UncorrectableData:
         detail["path"] = "uncorrectable"
     detail["found"] = got is not None
-    detail.update(_moved(before, sim.traffic))
-    geo = at.chip.geometry
-    detail["baseline_chip_out"] = sum(
-        len(at.chip.read_page(block, pg, length=geo.page_bytes).data) for pg in pages
-    )
+    done = replace(sim.traffic)
+    detail.update(_moved(before, done))
+    # the baseline: both pages read in full (storage mode when measuring I/O)
+    page_bytes = sim.chip.geometry.page_bytes
+    for pg in pages:
+        sim.page_read(block, pg, page_bytes)
+    baseline = _moved(done, sim.traffic)
+    detail["baseline_chip_out"] = baseline["chip_out"]
     # I/O time at the part's declared bus rates: match mode for SiM, storage mode for reads
-    rates = at.chip.profile.vendor.search
+    rates = sim.chip.profile.vendor.search
     assert rates is not None
     detail["bus_us"] = (detail["chip_out"] + detail["chip_in"]) / rates.match_bus_MTps
     detail["baseline_bus_us"] = detail["baseline_chip_out"] / rates.storage_bus_MTps
+    if sim.measure_io:
+        detail["io_nJ"], detail["io_us"] = (
+            done.io_nJ - before.io_nJ,
+            (done.io_ns - before.io_ns) / 1e3,
+        )
+        detail["baseline_io_nJ"] = sim.traffic.io_nJ - done.io_nJ
+        detail["baseline_io_us"] = (sim.traffic.io_ns - done.io_ns) / 1e3
     return {
         "operation": "sim-search:point",
         "reference": "host",
-        **_cost(before, sim.traffic),
+        **_cost(before, done),
         "bits": 1,
         "errors_0to1": int(got is not None and got != want),
         "errors_1to0": int(got is None and want is not None and detail["path"] != "uncorrectable"),
