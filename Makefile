@@ -61,6 +61,7 @@ test: setup lint test-generated test-firmware test-host test-e2e test-rtl
 test-generated: setup
 	$(PY) -m nandlab.ops.codegen --check
 	$(PY) -m nandlab.hwgen --check
+	$(PY) -m nandlab.firmware.cpu_regs --check
 
 # Board CPU firmware: the rv32imc cross-build with its size report (fails past
 # 64 KiB), the native cmocka tests, the host build the Python mailbox tests load.
@@ -68,8 +69,9 @@ test-firmware: setup
 	$(MAKE) -C firmware all test host-lib
 
 # Firmware in the loop: the cross-built ELF on PicoRV32 beside nandlab_core and a
-# virtual die (firmware/sim: Icarus and Verilator, and the rtl://...?firmware= bench;
-# about 4 minutes once built: not part of make test).
+# virtual die (firmware/sim: Icarus and Verilator, the rtl://...?firmware= bench with
+# the mailbox loader, and the I2C / PWM peripherals against datasheet models and a
+# thermal plant; about 15 minutes once built: not part of make test).
 test-firmware-loop: setup
 	$(BIN)/pytest -q -p no:cacheprovider firmware/sim
 
@@ -162,6 +164,7 @@ esp-zero-full: setup
 regen: setup
 	$(PY) -m nandlab.ops.codegen
 	$(PY) -m nandlab.hwgen
+	$(PY) -m nandlab.firmware.cpu_regs
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
