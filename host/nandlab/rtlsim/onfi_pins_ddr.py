@@ -13,7 +13,7 @@ STATUS ...) each byte takes two edges, as ONFI's repeat bytes want: the die
 sends every output byte on two RE# edges (one `die.read` per pair) and keeps
 the first of each pair of input bytes, latched on the pair's second DQS edge
 (a controller that sends SET FEATURES bytes once gives the die half of them;
-the checker reports it).
+the checker reports it). A Toggle die (JESD230) repeats nothing.
 
 Warm-up (feature 02h P2): each burst begins, after its preamble, with the
 configured number of extra cycles (two edges each) that carry no data: the
@@ -50,6 +50,7 @@ class DdrDiePins:
     strobes: list[tuple[int, str]]
     sdr_checker: SdrTimingChecker
     ddr_checker: DdrTimingChecker
+    ddr_iface: str | None
     dqs_out_ps: int
     dq_skew_ps: int
     _rd_burst: bool
@@ -138,6 +139,10 @@ class DdrDiePins:
                                     WARMUP_CYCLES[config.warmup_in])
         return 2 * WARMUP_CYCLES[config.warmup_out if data_out else config.warmup_in]
 
+    def _repeats(self) -> bool:
+        """ONFI's repeat bytes apply (NV-DDR2 / NV-DDR3); Toggle DDR moves every byte once."""
+        return self._command in REPEAT_BYTE_COMMANDS and self.ddr_iface != "toggle2"
+
     def _ddr_write(self, t: int, byte: int) -> None:
         """Latch one data-in byte; the one that completes SET FEATURES starts tFEAT.
 
@@ -145,7 +150,7 @@ class DdrDiePins:
         cycle (else the controller's wait for ready passes at once and its next command
         reaches a busy die). A 01h write's new interface is taken when the burst ends.
         """
-        if self._command in REPEAT_BYTE_COMMANDS:
+        if self._repeats():
             if self._first_copy is None:
                 self._first_copy = byte
                 return
@@ -176,7 +181,7 @@ class DdrDiePins:
         self.ddr_checker.edge(self.now_ps(), "dqs_c", 1)
 
     def _ddr_read(self, t: int, level: int) -> None:
-        repeat = self._command in REPEAT_BYTE_COMMANDS
+        repeat = self._repeats()
         die = self._die()
         if repeat and self._first_copy is not None:
             byte, self._first_copy = self._first_copy, None
