@@ -224,3 +224,9 @@ def test_set_features_without_its_warm_up_is_one_violation() -> None:
     found = set_features(Client(warmup_in=2), bytes.fromhex("3a3a000000000000")).violations
     assert [v.param for v in found] == ["warm-up"]
     assert "burst of 8 DQS edges: 4 warm-up + 8 data expected" in found[0].detail
+
+
+def test_toggle_moves_set_features_bytes_once() -> None:
+    # the repeat is ONFI's NV-DDR rule; a Toggle DDR 2.0 part takes P1..P4 on four edges
+    client = Client(lim=ddr("toggle2", 7))
+    assert set_features(client, bytes.fromhex("3a000000")).violations == []

@@ -45,7 +45,8 @@ rule is a bus rule (measured n/a, required 0, as the SDR checker's CE# rule):
 the command is DQ at its latching WE_n rise, and a die that takes such a
 burst keeps one copy per pair, so bytes sent once reach it halved
 (`onfi_spec.ddr_features.REPEAT_BYTE_COMMANDS`; on data out the die repeats and
-what the controller keeps is its own business). Warm-up cycles (feature 02h,
+what the controller keeps is its own business); Toggle DDR repeats nothing,
+so the rule is NV-DDR2 / NV-DDR3 only. Warm-up cycles (feature 02h,
 `set_warmup`) open each burst with edges that carry no data; they are left
 out of the repeat check, and a SET FEATURES burst, whose length ONFI fixes,
 must carry them: one that omits them gives the die a parameter short. Other
@@ -240,7 +241,8 @@ class DdrTimingChecker:
     def _end_din(self, t: int) -> None:
         """The data-in bytes end (DQ released or the next command): were they repeated?"""
         got, self.din_bytes = self.din_bytes, []
-        if not got or self.din_command not in REPEAT_BYTE_COMMANDS:
+        toggle = self.limits.interface == DdrInterface.TOGGLE2  # JESD230 repeats nothing
+        if not got or toggle or self.din_command not in REPEAT_BYTE_COMMANDS:
             return
         warm = 2 * self.warmup_in
         if self.din_command == Cmd.SET_FEATURES and self.warmup_in:
