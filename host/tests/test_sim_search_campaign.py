@@ -47,6 +47,13 @@ def test_reduced_run_reports_every_claim(tmp_path: Path) -> None:
         ("pairs: 4", "pairs: 1"),
         ("masks: 8, queries: 4", "masks: 2, queries: 3"),
         ("analysis: analysis.py", f"analysis: {SIM / 'analysis.py'}"),
+        # the month inside the margin (where worn pages may answer wrong) is the full run's
+        (
+            "  - bake: {retention: 1mo@30C}\n  - sim_search: {masks: 2, queries: 3}\n"
+            "  - sim_search: {masks: 2, queries: 3, policy: sample-only}\n"
+            "  - bake: {retention: 11mo@30C}\n",
+            "  - bake: {retention: 1y@30C}\n",
+        ),
     ):
         assert old in text
         text = text.replace(old, new)
