@@ -162,6 +162,7 @@ def compare(rows: Sequence[Row]) -> list[dict[str, Any]]:
         if q["operation"] == "sim-search:point"
         and _path(q) == "chip"
         and _detail(q)["found"]
+        and int(q.get("sensings") or 0) == 2  # no gathered chunk sent it to a full read
     ]
     points = [_detail(q) for q in found]
     if points:
