@@ -81,8 +81,8 @@ from nandlab.sequences import search as seq
 FULL_MASK = (1 << 64) - 1
 SAFETY_MARGIN_S = 4380 * 3600.0
 """The age margin (6 months): the paper names no value. Below it the part's SLC pages must
-be error-free for the optimistic path to be right; the committed run finds none on fresh
-pages at any wear up to 40K P/E, and errors after 1 year from 20K P/E on."""
+be error-free for the optimistic path to be right: on slc-search fresh pages are at any wear,
+but worn ones are not (characterization/sim: 40K P/E pages one month old answer wrong)."""
 RETRY_OFFSETS_MV = (*(-30.0 * i for i in range(1, 14)), 30.0, 60.0)
 """Read-retry offsets of the SLC reference, tried in order: down to -390 mV in 30 mV steps
 first (retention lowers Vth), then up (read disturb raises the erased cells)."""
