@@ -37,6 +37,11 @@ bool hal_temp_mC(int32_t *mC);
  * false when the board has none. */
 bool hal_pwm_set(int32_t permille);
 
+/* Copies n words to the CPU's BRAM from address 0 and restarts the CPU there
+ * (firmware loading); does not return on the board. The caller answered the
+ * command and cleared MBX_FW_VERSION first. */
+void hal_boot_image(const uint32_t *words, uint32_t n);
+
 /* Monotonic time in ns (the watchdog's clock). */
 uint64_t hal_time_ns(void);
 

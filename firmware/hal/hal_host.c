@@ -94,6 +94,23 @@ bool hal_temp_mC(int32_t *mC)
 
 uint32_t hal_shared_words(void) { return FAKE_SHARED_WORDS; }
 
+/* The build machine has no BRAM to boot from: the image is kept for the test
+ * to look at, and the firmware carries on. */
+static const uint32_t *booted;
+static uint32_t booted_words;
+
+void hal_boot_image(const uint32_t *words, uint32_t n)
+{
+    booted = words;
+    booted_words = n;
+}
+
+const uint32_t *hal_host_booted(uint32_t *n)
+{
+    *n = booted_words;
+    return booted;
+}
+
 void hal_host_reset(const struct fake_cfg *cfg)
 {
     for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {
@@ -107,6 +124,8 @@ void hal_host_reset(const struct fake_cfg *cfg)
     i2c = NULL;
     pwm = 0;
     pwm_writes = 0;
+    booted = NULL;
+    booted_words = 0;
     hal_host_temp(true, 25000);
     fake_seq_reset(cfg);
 }

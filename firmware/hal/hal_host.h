@@ -50,6 +50,8 @@ void hal_host_seq_hang(bool hang);       /* the sequencer never answers */
  * written); false is a NACK. NULL (after hal_host_reset): nothing answers. */
 typedef bool (*hal_host_i2c_fn)(uint8_t addr, uint8_t reg, uint8_t *buf, uint32_t n, bool write);
 void hal_host_i2c_attach(hal_host_i2c_fn fn);
+/* The image of the last LOAD (hal_boot_image), NULL if none since the reset. */
+const uint32_t *hal_host_booted(uint32_t *n);
 /* The temperature sensor's reading (hal_temp_mC); after hal_host_reset 25 °C. */
 void hal_host_temp(bool present, int32_t mC);
 /* The last PWM duty the firmware set (‰), and how many times it set one. */

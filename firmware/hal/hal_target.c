@@ -172,3 +172,22 @@ bool hal_pwm_set(int32_t permille)
                  period * mag / 1000u | (permille < 0 ? NANDLAB_CPU_REGS__PWM_DUTY__COOL_bm : 0u));
     return true;
 }
+
+/* Firmware loading: the copy runs from RAM (.data, which crt0 placed at
+ * 0xC000 and up), since it overwrites the code it would otherwise run from,
+ * through volatile pointers so that no library copy (itself in the code being
+ * replaced) is called. Then a jump to the reset address: the new image's crt0
+ * sets up its own data, bss and stack. The BRAM at 0 is only reached through
+ * an integer address, so no null pointer is formed in C. */
+__attribute__((section(".data.boot_image"), noinline, noreturn)) static void
+copy_and_boot(const volatile uint32_t *src, uint32_t n, uintptr_t bram)
+{
+    volatile uint32_t *dst = (volatile uint32_t *)bram;
+    for (uint32_t i = 0; i < n; i++) {
+        dst[i] = src[i];
+    }
+    __asm__ volatile("jr %0" : : "r"(bram));
+    __builtin_unreachable();
+}
+
+void hal_boot_image(const uint32_t *words, uint32_t n) { copy_and_boot(words, n, 0); }

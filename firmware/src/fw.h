@@ -8,7 +8,9 @@
 #include <stdint.h>
 
 #define FW_VERSION_MAJOR 0u
+#ifndef FW_VERSION_MINOR /* a build may set it (make FW_CFLAGS=-DFW_VERSION_MINOR=...) */
 #define FW_VERSION_MINOR 1u
+#endif
 #define FW_PROTOCOL 1u
 
 /* MBX_CMD.CODE */
@@ -24,7 +26,12 @@ enum fw_cmd {
     FW_CMD_THERMAL = 0x09,     /* arg0: 1 on / 0 off, arg1: 1 TEC / 0 heater, arg2: setpoint m°C (signed); result: m°C read */
     FW_CMD_THERMAL_GAINS = 0x0A, /* arg0: Kc Q20 ‰/m°C, arg1: Ti ms (0 none), arg2: Td ms, arg3: step µs */
     FW_CMD_CURRENT = 0x0B,     /* result: the supply current (µA, signed) from the MONITOR part */
+    FW_CMD_LOAD = 0x0C,        /* arg0/1: image byte offset / words in shared RAM, arg2: its checksum; then reboots into it */
 };
+
+/* LOAD: the image is the BRAM's first words (code, then .data's initial
+ * values), at most FW_LOAD_MAX_WORDS; its checksum is fw_image_sum(). */
+#define FW_LOAD_MAX_WORDS (0xC000u / 4u)
 
 /* MONITOR parts: the supply-current monitor the limits read */
 enum fw_monitor { FW_MON_NONE = 0, FW_MON_INA226 = 1, FW_MON_INA228 = 2 };

@@ -153,6 +153,11 @@ int thermal_set(bool on, bool tec, int32_t setpoint_mC, uint32_t *detail);
 void thermal_poll(void);
 int32_t thermal_last_mC(void);
 
+/* --- server.c: firmware loading --- */
+/* Checksum of a LOAD image: for each word, sum = rotl(sum, 1) + word (so a
+ * swapped or shifted word changes it too); nandlab.firmware.image has the same. */
+uint32_t fw_image_sum(const uint32_t *w, uint32_t n);
+
 /* --- loops.c --- */
 int loop_run(const uint32_t *desc, uint32_t n, uint32_t permits, struct ring *ring,
              uint32_t *steps);

@@ -52,8 +52,9 @@ void fw_init(void)
     /* A command left over from before this boot is not run: the host saw
      * MBX_FW_VERSION at 0 and must post again. */
     last_seq = FIELD(hal_reg_read(R(MBX_CMD)), MBX_CMD, SEQ);
-    hal_reg_write(R(MBX_RESULT), 0);
-    set_status(FW_IDLE, FW_OK);
+    /* MBX_STATUS / MBX_RESULT are left as they are: idle after a power-up (the
+     * CSR block's reset), and after a LOAD its answer, which the host may not
+     * have read before the new image booted. */
     hal_reg_write(R(MBX_FW_VERSION), version_word());
     beat();
 }
@@ -160,6 +161,40 @@ static int run_loop(const uint32_t *arg, uint32_t *result)
     return loop_run(desc, FW_D_WORDS, permits, &ring, result);
 }
 
+uint32_t fw_image_sum(const uint32_t *w, uint32_t n)
+{
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        sum = (sum << 1 | sum >> 31) + w[i];
+    }
+    return sum;
+}
+
+/* LOAD's checks; the reboot itself happens after the answer (fw_poll). */
+static const uint32_t *load_image;
+static uint32_t load_words;
+
+static int load(const uint32_t *arg, uint32_t *result)
+{
+    if (arg[1] == 0 || arg[1] > FW_LOAD_MAX_WORDS) {
+        *result = 1;
+        return FW_ERR_BAD_ARG;
+    }
+    const uint32_t *img = shared_buf(arg[0], arg[1]);
+    if (img == NULL) {
+        *result = 0;
+        return FW_ERR_BAD_ARG;
+    }
+    if (fw_image_sum(img, arg[1]) != arg[2]) {
+        *result = 2;
+        return FW_ERR_BAD_ARG;
+    }
+    load_image = img;
+    load_words = arg[1];
+    *result = arg[1];
+    return FW_OK;
+}
+
 static int dispatch(uint32_t code, const uint32_t *arg, uint32_t *result)
 {
     switch (code) {
@@ -223,6 +258,8 @@ static int dispatch(uint32_t code, const uint32_t *arg, uint32_t *result)
         max_mC = (int32_t)arg[1];
         *result = 0;
         return FW_OK;
+    case FW_CMD_LOAD:
+        return load(arg, result);
     case FW_CMD_RUN_PROGRAM:
         return run_program(arg, result);
     case FW_CMD_RUN_LOOP:
@@ -260,4 +297,13 @@ void fw_poll(void)
     int err = dispatch(FIELD(cmd, MBX_CMD, CODE), arg, &result);
     hal_reg_write(R(MBX_RESULT), result);
     set_status(err == FW_OK ? FW_DONE : FW_ERROR, (uint32_t)err);
+    if (load_image != NULL) {
+        /* the heater off and no firmware shown until the new one boots */
+        uint32_t detail;
+        thermal_set(false, false, 0, &detail);
+        hal_reg_write(R(MBX_FW_VERSION), 0);
+        const uint32_t *img = load_image;
+        load_image = NULL;
+        hal_boot_image(img, load_words);
+    }
 }

@@ -81,7 +81,7 @@ int32_t pid_step(struct pid *c, int32_t setpoint_mC, int32_t meas_mC, uint32_t d
 static struct {
     bool on, tec;
     int32_t setpoint_mC, last_mC;
-    uint64_t next_ns;
+    uint64_t next_ns, last_step_ns;
     uint32_t sensor_lost; /* steps without a reading: the output is off */
     struct pid pid;
 } th;
@@ -108,6 +108,7 @@ int thermal_set(bool on, bool tec, int32_t setpoint_mC, uint32_t *detail)
     th.last_mC = mC;
     th.sensor_lost = 0;
     th.next_ns = hal_time_ns();
+    th.last_step_ns = th.next_ns;
     pid_init(&th.pid, tec ? -DUTY_MAX : 0, DUTY_MAX);
     th.on = true;
     *detail = (uint32_t)mC;
@@ -132,11 +133,20 @@ void thermal_poll(void)
     if (!hal_temp_mC(&mC)) {
         /* no reading, no heat: a lost sensor must not leave the heater on */
         th.sensor_lost++;
+        th.last_step_ns = now; /* no integral over the time without a reading */
         hal_pwm_set(0);
         return;
     }
     th.last_mC = mC;
-    hal_pwm_set(pid_step(&th.pid, th.setpoint_mC, mC, gains.period_us));
+    /* the time since the last step, not the nominal step: a step is late when
+     * the sensor's read or a loop's work outlasts the period, and the integral
+     * must see the time that passed (kept within the gains' limits) */
+    uint64_t dt_us = (now - th.last_step_ns) / 1000u;
+    th.last_step_ns = now;
+    if (dt_us == 0 || dt_us > PID_PERIOD_MAX_US) {
+        dt_us = dt_us == 0 ? gains.period_us : PID_PERIOD_MAX_US;
+    }
+    hal_pwm_set(pid_step(&th.pid, th.setpoint_mC, mC, (uint32_t)dt_us));
 }
 
 int32_t thermal_last_mC(void) { return th.last_mC; }

@@ -332,6 +332,43 @@ static void test_temperature_limit_stops_a_loop_between_steps(void **state)
     assert_int_equal(REG(MBX_RES_HEAD), 2 * FW_REC_PE_WORDS);
 }
 
+/* LOAD: a bad place, size or checksum is BAD_ARG naming it and boots nothing;
+ * a good image is answered (DONE, its words), the firmware shows no version
+ * and the heater is off, and then it boots the image from shared RAM. */
+static void test_load_checks_the_image_then_boots_it(void **state)
+{
+    (void)state;
+    uint32_t *img = t_shared(1024);
+    for (uint32_t i = 0; i < 100; i++) {
+        img[i] = 0x01000193u + i * 0x9E3779B9u;
+    }
+    uint32_t sum = fw_image_sum(img, 100), n;
+    const uint32_t bad[][4] = {
+        {4 * FAKE_SHARED_WORDS, 100, sum, 0}, /* outside shared RAM */
+        {1024, 0, sum, 1},                    /* empty */
+        {1024, 100, sum + 1, 2},              /* checksum */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        t_post(FW_CMD_LOAD, bad[i][0], bad[i][1], bad[i][2], 0);
+        assert_int_equal(t_error(), FW_ERR_BAD_ARG);
+        assert_int_equal(REG(MBX_RESULT), bad[i][3]);
+        assert_null(hal_host_booted(&n));
+    }
+    img[7] ^= 1u << 31; /* one bit: a different checksum */
+    assert_int_not_equal(fw_image_sum(img, 100), sum);
+    img[7] ^= 1u << 31;
+    hal_host_temp(true, 25000);
+    t_post(FW_CMD_THERMAL, 1, 0, 60000, 0);
+    t_post(FW_CMD_LOAD, 1024, 100, sum, 0);
+    assert_int_equal(t_state(), FW_DONE);
+    assert_int_equal(REG(MBX_RESULT), 100);
+    assert_ptr_equal(hal_host_booted(&n), img);
+    assert_int_equal(n, 100);
+    assert_int_equal(REG(MBX_FW_VERSION), 0);
+    uint32_t writes;
+    assert_int_equal(hal_host_pwm(&writes), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +387,7 @@ int main(void)
         cmocka_unit_test_setup(test_supply_current_limit_refuses_a_program, setup),
         cmocka_unit_test_setup(test_limit_without_its_sensor_is_refused, setup),
         cmocka_unit_test_setup(test_temperature_limit_stops_a_loop_between_steps, setup),
+        cmocka_unit_test_setup(test_load_checks_the_image_then_boots_it, setup),
     };
     return cmocka_run_group_tests_name("server", tests, NULL, NULL);
 }

@@ -205,6 +205,24 @@ static void test_scaled_gains_settle_a_scaled_plant_alike(void **state)
     assert_true(fabs(r.peak_C - slow.peak_C) < 0.01);
 }
 
+/* A late step (the sensor's read or a loop's op outlasted the period) integrates
+ * the time that passed, not the nominal period. */
+static void test_late_step_integrates_the_time_that_passed(void **state)
+{
+    (void)state;
+    uint32_t writes;
+    t_post(FW_CMD_THERMAL_GAINS, 209715, 1000, 0, 100000); /* Kc 0.2 ‰/m°C, Ti 1 s */
+    hal_host_temp(true, 54000);
+    t_post(FW_CMD_THERMAL, 1, 0, 55000, 0);
+    hal_host_advance_ns(500000000ull); /* 500 ms: five periods late */
+    fw_poll();
+    assert_int_equal(hal_host_pwm(&writes), 199); /* P: 1 K x 0.2 ‰/m°C (Q20, truncated) */
+    hal_host_advance_ns(100000000ull);
+    fw_poll();
+    /* P, and the integral of the late step: 0.5 s of Ti 1 s, not 0.1 s (219) */
+    assert_int_equal(hal_host_pwm(&writes), 299);
+}
+
 static void test_pid_does_not_wind_up(void **state)
 {
     (void)state;
@@ -225,6 +243,7 @@ int main(void)
         cmocka_unit_test_setup(test_loop_is_robust_to_a_slower_stronger_plant, setup),
         cmocka_unit_test_setup(test_gains_are_set_at_run_time_within_limits, setup),
         cmocka_unit_test_setup(test_scaled_gains_settle_a_scaled_plant_alike, setup),
+        cmocka_unit_test_setup(test_late_step_integrates_the_time_that_passed, setup),
         cmocka_unit_test_setup(test_tec_cools_below_ambient, setup),
         cmocka_unit_test_setup(test_lost_sensor_turns_the_heater_off, setup),
         cmocka_unit_test_setup(test_thermal_needs_a_sensor, setup),

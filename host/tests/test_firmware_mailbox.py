@@ -30,6 +30,7 @@ from nandlab.firmware import (
     Monitor,
     Permit,
 )
+from nandlab.firmware.image import image_sum
 from nandlab.firmware.protocol import DESCRIPTOR_WORDS, REC_PE, REC_SWEEP
 from nandlab.instruments.ina2xx import Ina226, Ina228
 from nandlab.instruments.virtual_ina import VirtualIna226, VirtualIna228
@@ -227,6 +228,33 @@ def test_firmware_monitor_driver_matches_the_host_driver(board: NativeBoard,
     with pytest.raises(FirmwareLimit, match="NO_SENSOR"):
         mb.current_uA()  # the failed MONITOR left no monitor
     del keep
+
+
+def test_load_firmware_hands_the_image_to_the_boot(board: NativeBoard) -> None:
+    """Mailbox.load_firmware: the used words go to shared RAM with the checksum the
+    firmware computes (LOAD answers DONE, else BAD_ARG 2), the firmware hands them to
+    hal_boot_image and shows no version; the host waits for the new one to boot (here
+    fw_init stands in for the CPU's restart, which only the harness has)."""
+    board.lib.hal_host_booted.restype = ctypes.POINTER(ctypes.c_uint32)
+    image = [0x0001_0117 + 0x9E37_79B9 * i & 0xFFFF_FFFF for i in range(300)] + [0] * 100
+    count = ctypes.c_uint32()
+    booted_image: list[int] = []
+
+    def restart() -> None:
+        board.step()
+        if not board.read32(REG["MBX_FW_VERSION"].offset) and \
+                board.lib.hal_host_booted(ctypes.byref(count)):
+            booted = board.lib.hal_host_booted(ctypes.byref(count))
+            booted_image.extend(int(booted[i]) for i in range(count.value))
+            board.lib.fw_init()
+
+    Mailbox(board, board, restart).load_firmware(image)
+    assert booted_image == image[:300]
+    mb = _mailbox(board)
+    board.write_words(0, image[:300])
+    with pytest.raises(FirmwareError, match="BAD_ARG") as info:
+        mb.command(Command.LOAD, [0, 300, image_sum(image[:300]) ^ 1])
+    assert info.value.detail == 2
 
 
 def test_thermal_gains_through_the_mailbox(board: NativeBoard) -> None:

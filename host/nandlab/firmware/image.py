@@ -8,6 +8,7 @@ address (ELF32 program header: p_offset, p_paddr, p_filesz), zeros elsewhere,
 as 32-bit little-endian words: what `objcopy -O verilog --verilog-data-width=4`
 gives the simulation and what a Vivado COE file gives the bitstream.
 
+`Mailbox.load_firmware` sends the used part of the image through the mailbox (LOAD);
 `python -m nandlab.firmware.image coe ELF OUT.coe` writes the COE file the KCU105
 block design (hw/vivado/kcu105/cpu_bd.tcl) initialises the BRAM from.
 """
@@ -57,6 +58,20 @@ def used_words(image: list[int]) -> int:
     while n and image[n - 1] == 0:
         n -= 1
     return n
+
+
+def image_sum(words: list[int]) -> int:
+    """The LOAD command's checksum (firmware/src/server.c fw_image_sum): for each word,
+    sum = rotl(sum, 1) + word, mod 2^32."""
+    s = 0
+    for w in words:
+        s = (((s << 1) | (s >> 31)) + w) & 0xFFFFFFFF
+    return s
+
+
+def readmemh(image: list[int]) -> str:
+    """The image as a Verilog $readmemh file of 32-bit words (the harness's BRAM)."""
+    return "@00000000\n" + "\n".join(f"{w:08X}" for w in image[:used_words(image)]) + "\n"
 
 
 def coe(image: list[int]) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from nandlab.errors import TransportError
+from nandlab.firmware.image import image_sum, used_words
 from nandlab.firmware.protocol import (
     LIMIT_ERRORS,
     Command,
@@ -172,6 +173,23 @@ class Mailbox:
         if any(not 0 <= w < 1 << 32 for w in words):
             raise ValueError(f"thermal gains out of the mailbox's words: {words}")
         self.command(Command.THERMAL_GAINS, words)
+
+    def load_firmware(self, image: list[int]) -> None:
+        """Boot the board CPU into `image` (nandlab.firmware.image.load_elf of an ELF):
+        its used words go to shared RAM, LOAD checks their size and checksum, answers,
+        copies them over the BRAM and restarts the CPU; this returns once the new
+        firmware has published its version. The image (code and .data's initial
+        values) must fit shared RAM and the BRAM's code area (48 KiB); otherwise
+        FirmwareError BAD_ARG, and the running firmware stays."""
+        words = image[:used_words(image)]
+        self.ram.write_words(0, words)
+        self.command(Command.LOAD, [0, len(words), image_sum(words)])
+        for _ in range(self.max_polls):
+            if self._read("MBX_FW_VERSION"):
+                return
+            self.wait()
+        raise TransportError(f"no firmware version after LOAD in {self.max_polls} polls: the "
+                             "new image did not boot")
 
     def current_uA(self) -> int:
         """One supply-current reading of the MONITOR part, through the firmware's

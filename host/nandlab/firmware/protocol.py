@@ -24,6 +24,7 @@ class Command(IntEnum):
     THERMAL = 0x09
     THERMAL_GAINS = 0x0A
     CURRENT = 0x0B
+    LOAD = 0x0C
 
 
 class Monitor(IntEnum):
