@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from nandlab.sequences import core
 from nandlab.sequences.testmode import in_test_mode
 from nandlab.sequences.vendor import array_mode
 
+if TYPE_CHECKING:
+    from nandlab.boards import Board
+
 TIMEOUT_SAFETY = WAIT_TIMEOUT_MARGIN
 """WAIT_RDY timeouts = this x the parameter page maximum (tR, tPROG, tBERS)."""
 DEFAULT_TIMEOUT_NS = 50_000_000
@@ -66,6 +69,11 @@ class Controller(Protocol):
     def profile(self) -> Profile | None: ...
 
     def run(self, program: Program) -> Results: ...
+
+    @property
+    def board(self) -> Board | None:
+        """The board file the bench names, if any (its interface modes and warm-up)."""
+        ...
 
     def supports(self, capability: str) -> bool: ...
 

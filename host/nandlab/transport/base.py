@@ -46,6 +46,10 @@ class Transport(Closing, ABC):
     url: str
     """The bench URL this transport was opened with."""
 
+    board: Board | None = None
+    """The board file the bench names (ftdi://, xdma://): its wiring limits the interface modes
+    and sets the warm-up cycles negotiation uses (`onfi.interface`); None when it names none."""
+
     @property
     @abstractmethod
     def targets(self) -> int:

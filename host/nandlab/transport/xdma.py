@@ -203,6 +203,7 @@ class XdmaTransport(Transport):
         power_samples: room for POWER samples per program (result words).
     """
 
+    board: Board  # the URL always names one
     bench_capabilities = BENCH_CAPABILITIES
     vendor_capabilities = VENDOR_CAPABILITIES
     lacks = LACKS

@@ -109,6 +109,7 @@ class FtdiTransport(Transport):
             = instrument needs.
     """
 
+    board: Board  # the URL always names one
     bench_capabilities = BENCH_CAPABILITIES
     vendor_capabilities = VENDOR_CAPABILITIES
     lacks = LACKS
