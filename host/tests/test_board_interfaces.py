@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from nandlab.boards import load_board
 from nandlab.boards.model import Board
+from nandlab.errors import RangeError
 from nandlab.onfi import Chip
 from nandlab.onfi.interface import BusModes, board_modes, negotiate
 from nandlab.onfi_spec.ddr_features import decode_timing_mode
@@ -44,5 +45,44 @@ def test_negotiation_on_the_kcu105_board_stays_in_nv_ddr2() -> None:
         assert (got.interface, got.mode, got.data_rate_mts) == ("nv-ddr2", 7, 400.0)
         assert "the bench does not drive nv-ddr3" in got.reason
         assert selected(bench.dies[0]) == ("nv-ddr2", 7)
+    finally:
+        bench.close()
+
+
+def board_with_warmup(out_cycles: int, in_cycles: int) -> Board:
+    data = load_board("kcu105-fmc-nand").model_dump()
+    data["interfaces"].update(warmup_out_cycles=out_cycles, warmup_in_cycles=in_cycles)
+    return Board.model_validate(data)
+
+
+def test_a_bench_naming_a_board_negotiates_inside_it_with_its_warmup() -> None:
+    """No board passed: the chip takes the board file its bench names (as an xdma:// or
+    ftdi:// bench does), its modes and its warm-up."""
+    bench = SimTransport("tlc-48l", seed=1, persist=False)
+    bench.board = board_with_warmup(1, 2)
+    try:
+        chip = Chip(bench)
+        got = chip.negotiate_interface()
+        assert (got.interface, got.mode) == ("nv-ddr2", 7)  # the part alone would run nv-ddr3 8
+        assert selected(bench.dies[0]) == ("nv-ddr2", 7)
+        # feature 02h P2: warm-up codes, input in bits 7:4 (2 cycles = 2), output 3:0 (1 = 1)
+        assert bench.dies[0].feature(0x02)[1] == 0x21
+        assert got.config is not None and (got.config.warmup_out, got.config.warmup_in) == (1, 2)
+    finally:
+        bench.close()
+
+
+def test_use_interface_takes_the_benchs_board_file() -> None:
+    bench = SimTransport("tlc-48l", seed=1, persist=False)
+    bench.board = board_with_warmup(2, 1)
+    try:
+        chip = Chip(bench)
+        chip.identify()
+        with pytest.raises(RangeError, match="nv-ddr3 mode 8 is not offered"):
+            chip.use_interface("nv-ddr3", 8)  # the part runs it, the 1.8 V board does not
+        got = chip.use_interface("nv-ddr2", 5)
+        assert selected(bench.dies[0]) == ("nv-ddr2", 5)
+        assert bench.dies[0].feature(0x02)[1] == 0x12
+        assert got.config is not None and got.config.warmup_out == 2
     finally:
         bench.close()

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from nandlab.boards import load_board
+from nandlab.boards.model import Board
 from nandlab.campaign.report import report
 from nandlab.campaign.runner import start_run
 from nandlab.campaign.steps.eye import windows
@@ -110,12 +112,16 @@ class DieModelEye(EyeBase):
         return tuple(popcount(got[lane::LANES], expected[lane::LANES]) for lane in range(LANES))
 
 
-def bench_with(scanner: type[EyeBase]) -> Callable[[str], SimTransport]:
+def bench_with(scanner: type[EyeBase], board: Board | None = None
+               ) -> Callable[[str], SimTransport]:
+    """A sim bench with the eye role (and the board file `board`, as an FPGA bench names one)."""
+
     class SimWithEye(SimTransport):
         def __init__(self, url: str) -> None:
             o = parse_sim_url(url)
             super().__init__(o.profile, seed=o.seed, url=url)
             self.scanner = scanner(self)
+            self.board = board
 
         @property
         def roles(self) -> Roles:
@@ -186,6 +192,24 @@ def test_without_modes_the_fastest_shared_interface_is_scanned(tmp_path: Path) -
     assert {(r["interface"], r["timing_mode"]) for r in rows} == {("nv-ddr3", 8)}
     assert sorted({r["capture_tap"] for r in rows if r["operation"] == "eye_scan"}) == list(
         range(0, TAPS, 8))
+
+
+def test_the_benchs_board_file_bounds_the_scan_and_sets_its_warmup(tmp_path: Path) -> None:
+    """A bench naming the 1.8 V KCU105 board (NV-DDR2 only) with warm-up: the step without
+    modes scans NV-DDR2 mode 7, not the part's NV-DDR3 mode 8, and the die took the board's
+    warm-up (feature 02h P2: input 2 cycles = code 2 in bits 7:4, output 1 cycle = code 1)."""
+    data = load_board("kcu105-fmc-nand").model_dump()
+    data["interfaces"].update(warmup_out_cycles=1, warmup_in_cycles=2)
+    benches: list[SimTransport] = []
+
+    def opener(url: str) -> SimTransport:
+        benches.append(bench_with(WindowFake, Board.model_validate(data))(url))
+        return benches[-1]
+
+    campaign = CAMPAIGN.split("  - eye:")[0] + "  - eye: {wl: 0, bytes: 256, tap_step: 16}\n"
+    rows = run_rows(tmp_path, opener, campaign)
+    assert {(r["interface"], r["timing_mode"]) for r in rows} == {("nv-ddr2", 7)}
+    assert benches[-1].dies[0].feature(0x02)[1] == 0x21
 
 
 def test_a_bench_without_capture_delay_control_is_refused_before_the_run(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ from nandlab.onfi.interface import (
     BusModes,
     NegotiatedInterface,
     bench_modes,
+    board_modes,
     negotiate,
     sdr_rate,
     switch_to,
@@ -61,22 +62,29 @@ class Chip(ArrayTarget):
         self, board: BusModes | None = None, *, max_rate_mts: float | None = None
     ) -> NegotiatedInterface:
         """Switch to the fastest interface and mode the parameter page and the bench (and
-        `board`, when its modes are known) both offer; SDR with a reason when none is
-        taken (`onfi.interface.negotiate`)."""
+        `board`, else the bench's board file when it names one) both offer; SDR with a
+        reason when none is taken (`onfi.interface.negotiate`)."""
         self._negotiated = None
-        chosen = negotiate(self, bench_modes(self.transport.supports, board),
-                           max_rate_mts=max_rate_mts)
+        chosen = negotiate(self, self._bus(board), max_rate_mts=max_rate_mts)
         self._negotiated = chosen
         return chosen
 
     def use_interface(self, interface: str, mode: int) -> NegotiatedInterface:
-        """Switch to one interface mode both the part and the bench offer (`onfi.interface.
-        switch_to`): RangeError when one does not, FeatureNotAccepted when the part
-        does not take it."""
+        """Switch to one interface mode both the part and the bench (with its board file's
+        modes and warm-up) offer (`onfi.interface.switch_to`): RangeError when one does not,
+        FeatureNotAccepted when the part does not take it."""
         self._negotiated = None
-        chosen = switch_to(self, interface, mode, bench_modes(self.transport.supports))
+        chosen = switch_to(self, interface, mode, self._bus(None))
         self._negotiated = None if interface == "sdr" else chosen
         return chosen
+
+    def _bus(self, board: BusModes | None) -> BusModes:
+        """What the bench drives: the transport's modes narrowed to `board`, else to the
+        board file the bench names."""
+        named = self.transport.board
+        if board is None and named is not None:
+            board = board_modes(named.interfaces)
+        return bench_modes(self.transport.supports, board)
 
     def reset(self) -> int:
         self._negotiated = None

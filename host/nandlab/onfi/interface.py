@@ -113,8 +113,12 @@ class ModeLists(Protocol):
     nv_ddr2_modes: list[int]
     nv_ddr3_modes: list[int]
     toggle_modes: list[int]
-    warmup_out_cycles: int
-    warmup_in_cycles: int
+
+    @property
+    def warmup_out_cycles(self) -> int: ...
+
+    @property
+    def warmup_in_cycles(self) -> int: ...
 
 
 def board_modes(lists: ModeLists) -> BusModes:
