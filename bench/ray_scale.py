@@ -102,6 +102,11 @@ def efficiency(tmp: Path) -> None:
         print(f"# {name}: CPU s of the workers {sum(meta['workers_cpu_s']):.1f} "
               f"({', '.join(f'{c:.1f}' for c in meta['workers_cpu_s'])}), "
               f"of the head {meta['head_cpu_s']:.1f}")
+        # where each worker's wall time went: its units (checkpoints included), the rest
+        # (start-up: imports, numba's cached kernels, the die image; waiting for the head)
+        print(f"#   wall s: shards {meta['shards_wall_s']:.1f}, in units per worker "
+              f"{', '.join(f'{w:.1f}' for w in meta['units_wall_s'])}, "
+              f"head committing {meta['head_commit_s']:.1f}")
 
 
 def four_nodes(tmp: Path) -> None:
