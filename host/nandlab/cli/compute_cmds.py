@@ -18,6 +18,9 @@ from nandlab.cli.common import (
 from nandlab.cli.oneoff import RunOptions, run_one_off, run_options
 from nandlab.errors import UsageError
 
+SEARCH_SCHEMES = {"cox-pm", "sim-search"}
+"""The schemes `nandlab search` runs (in-chip pattern match / key search)."""
+
 
 def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
     out: dict[str, str] = {}
@@ -54,7 +57,8 @@ def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
     "--scheme",
     default="all",
     show_default=True,
-    help="mcflash, parabit, flashcosmos, or all (every scheme the chip supports).",
+    help="mcflash, parabit, flashcosmos, or all (every scheme the chip supports); "
+    "cox-pm and sim-search are queries: nandlab search.",
 )
 @click.option(
     "--block",
@@ -110,6 +114,13 @@ def compute(
     """
     specs = _pairs(stores, "--store")
     locs = _pairs(located, "--operand")
+    searches = {s.strip() for s in scheme.split(",")} & SEARCH_SCHEMES
+    if searches:  # a query, not a bitwise expression: its own command
+        name = sorted(searches)[0]
+        raise UsageError(
+            f"{name} searches stored data (patterns / keys), it evaluates no expression: "
+            f"use nandlab search URL --scheme {name}"
+        )
     if not opts.dry_run:
         require_yes(opts.yes, "compute (it programs operands and erases scratch blocks)")
     options: dict[str, Any] = {"variant": variant}
