@@ -65,3 +65,14 @@ def test_refusals(
     ran = CliRunner().invoke(cli, ["search", *args, "--out", str(tmp_path / "runs"), "--fresh"])
     assert ran.exit_code != 0 and message in ran.output, ran.output
     assert not list(tmp_path.glob("runs/*/run.json")), "a refused search made a run"
+
+
+@pytest.mark.parametrize("scheme", ["cox-pm", "sim-search"])
+def test_compute_points_a_search_scheme_to_nandlab_search(
+    scheme: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "data"))
+    args = ["compute", "sim://tlc-coxpm", "--expr", "A & B", "--scheme", scheme, "--yes"]
+    ran = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "runs"), "--fresh"])
+    assert ran.exit_code != 0 and f"use nandlab search URL --scheme {scheme}" in ran.output
+    assert not list(tmp_path.glob("runs/*/run.json"))
