@@ -18,7 +18,7 @@ from the adapter as the sequencer would read the pin. Each DQ capture of the
 PHY (the edge rd_valid rises on) is checked against the die's data-valid
 window (tREA, tRHOH, tRLOH).
 
-One DDR test drives the PHY's burst engine in NV-DDR2 mode 4 against a bare
+One DDR test drives the PHY's burst engine in NV-DDR2 modes 4 and 0 against a bare
 strobe-answering die (no array): ONFI's repeated bytes (after READ ID a byte
 takes two RE# edges, the first copy kept; after SET FEATURES a byte goes on
 both edges of a DQS period; page data one byte an edge) and the warm-up
@@ -323,16 +323,12 @@ class _StrobeDie:
 
 @cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
 async def test_ddr_repeated_bytes_and_warm_up(dut) -> None:
-    """NV-DDR2 mode 4: after READ ID each DOUT byte takes two RE# edges (the first copy kept),
-    after SET FEATURES each DIN byte goes out on two DQS edges; a page-data command reads one
-    byte an edge again. Every burst opens with its warm-up cycles (out code 2: 2 cycles, in
-    code 1: 1 cycle) whose bytes are dropped / not data."""
+    """NV-DDR2 modes 4 and 0 (one and several clocks a transfer): after READ ID each DOUT byte
+    takes two RE# edges (the first copy kept), after SET FEATURES each DIN byte goes out on two
+    DQS edges; a page-data command reads one byte an edge again. Every burst opens with its
+    warm-up cycles (out code 2: 2 cycles, in code 1: 1 cycle) whose bytes are dropped / not data."""
     clk_ps = int(os.environ["NANDLAB_TB_CLK_PS"])
     Clock(dut.clk, clk_ps, unit="ps").start()
-    fields = timing_ddr.preset(ddr(DdrInterface.NV_DDR2, 4), clk_ps, SDR_FIELDS)
-    word = sum(v << (8 * i) for i, v in enumerate(fields))
-    dut.timing.value = word & ((1 << len(dut.timing)) - 1)
-    dut.ddr_timing.value = word >> len(dut.timing)
     dut.ddr.value = 1
     dut.ddr_repeat.value = 1
     dut.warmup.value = 1 << 2 | 2
@@ -349,9 +345,6 @@ async def test_ddr_repeated_bytes_and_warm_up(dut) -> None:
                 reads.append(int(dut.rd_data.value))
 
     cocotb.start_soon(collect())
-    dut.rst.value = 1
-    await ClockCycles(dut.clk, 4)
-    dut.rst.value = 0
     tb = TB.__new__(TB)   # only its request driver and idle wait
     tb.dut = dut
 
@@ -363,24 +356,34 @@ async def test_ddr_repeated_bytes_and_warm_up(dut) -> None:
         await tb.until_idle()
         await ClockCycles(dut.clk, 4)
 
-    await tb.request("cmd", Cmd.READ_ID)
-    await tb.request("addr", 0x00)
-    await burst("dout", bytes(3))
-    # 4 warm-up edges (0x10..0x13), then pairs: keep 0x14, 0x16, 0x18; an even count is
-    # parked with one more RE# rise
-    assert reads == [0x14, 0x16, 0x18], [hex(b) for b in reads]
-    assert die.re_edges == 4 + 2 * 3 + 1, die.re_edges
-    await tb.request("cmd", Cmd.READ)   # page data: one byte an edge again
-    before, reads[:] = die.re_edges, []
-    await burst("dout", bytes(2))
-    assert reads == [0x10 + before + 4, 0x10 + before + 5], [hex(b) for b in reads]
-    assert die.re_edges - before == 4 + 2 + 1, die.re_edges - before
-    await tb.request("cmd", Cmd.SET_FEATURES)
-    await tb.request("addr", Feature.TIMING_MODE)
-    await burst("din", bytes([0xA5, 0x3C]))
-    # 2 warm-up edges (DQ not data), then each byte on both edges of a DQS period
-    assert die.dq_at_dqs[2:] == [0xA5, 0xA5, 0x3C, 0x3C], [hex(b) for b in die.dq_at_dqs]
-    assert len(die.dq_at_dqs) == 6, die.dq_at_dqs
+    for mode in (4, 0):
+        fields = timing_ddr.preset(ddr(DdrInterface.NV_DDR2, mode), clk_ps, SDR_FIELDS)
+        word = sum(v << (8 * i) for i, v in enumerate(fields))
+        dut.timing.value = word & ((1 << len(dut.timing)) - 1)
+        dut.ddr_timing.value = word >> len(dut.timing)
+        dut.rst.value = 1
+        await ClockCycles(dut.clk, 4)
+        dut.rst.value = 0
+        await tb.request("cmd", Cmd.READ_ID)
+        await tb.request("addr", 0x00)
+        first, reads[:] = die.re_edges, []
+        await burst("dout", bytes(3))
+        # 4 warm-up edges, then pairs: keep the bytes of edges 4, 6, 8; an even count is
+        # parked with one more RE# rise
+        assert reads == [0x10 + first + k for k in (4, 6, 8)], (mode, [hex(b) for b in reads])
+        assert die.re_edges - first == 4 + 2 * 3 + 1, (mode, die.re_edges - first)
+        await tb.request("cmd", Cmd.READ)   # page data: one byte an edge again
+        first, reads[:] = die.re_edges, []
+        await burst("dout", bytes(2))
+        assert reads == [0x10 + first + 4, 0x10 + first + 5], (mode, [hex(b) for b in reads])
+        assert die.re_edges - first == 4 + 2 + 1, (mode, die.re_edges - first)
+        await tb.request("cmd", Cmd.SET_FEATURES)
+        await tb.request("addr", Feature.TIMING_MODE)
+        first = len(die.dq_at_dqs)
+        await burst("din", bytes([0xA5, 0x3C]))
+        # 2 warm-up edges (DQ not data), then each byte on both edges of a DQS period
+        written = die.dq_at_dqs[first:]
+        assert len(written) == 6 and written[2:] == [0xA5, 0xA5, 0x3C, 0x3C], (mode, written)
 
 
 GRID = Grid(
