@@ -83,15 +83,22 @@ enum fw_desc {
     FW_D_READS = 11,     /* its reads per checkpoint (step) */
 };
 
-enum fw_loop { FW_LOOP_PE_CYCLE = 1, FW_LOOP_READ_SWEEP = 2, FW_LOOP_READ_DISTURB = 3 };
+enum fw_loop {
+    FW_LOOP_PE_CYCLE = 1,
+    FW_LOOP_READ_SWEEP = 2,
+    FW_LOOP_READ_DISTURB = 3,
+    FW_LOOP_VTH_HIST = 4, /* a sweep that counts, per written bit value, the cells reading 1 */
+};
 
 /* Ring records of the loops: header = tag << 24 | words after the header. */
 #define FW_REC_PE 0xC0u    /* cycle, erase busy ns, program busy ns, status fails, err 0->1, err 1->0 */
 #define FW_REC_SWEEP 0xC1u /* offset (signed), read busy ns, err 0->1, err 1->0 */
 #define FW_REC_DISTURB 0xC2u /* checkpoint, aggressor reads so far, their busy ns, err 0->1, 1->0 */
+#define FW_REC_HIST 0xC3u  /* offset (signed), read busy ns, cells written 1 / written 0 that read 1 */
 #define FW_REC_PE_WORDS 7u
 #define FW_REC_SWEEP_WORDS 5u
 #define FW_REC_DISTURB_WORDS 6u
+#define FW_REC_HIST_WORDS 5u
 
 void fw_init(void);
 /* One poll of the mailbox; a new command runs to completion inside it. */

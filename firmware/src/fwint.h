@@ -14,6 +14,7 @@
 #define T_WB_NS 200u
 #define T_WHR_NS 120u
 #define T_ADL_NS 400u
+#define T_CCS_NS 500u /* column change to data out */
 struct prog {
     uint32_t *w;
     uint32_t n, cap;

@@ -1,6 +1,7 @@
-/* On-board loops: whole P/E cycles, read-offset sweeps and read-disturb runs
- * with the pattern generator and the DOUT_CMP comparator, one ring record per
- * step and no host round trip in between. */
+/* On-board loops: whole P/E cycles, read-offset sweeps (with error counts, or
+ * with Vth histograms) and read-disturb runs with the pattern generator and the
+ * DOUT_CMP comparator, one ring record per step and no host round trip in
+ * between. */
 #include "fwint.h"
 
 #include "nandlab_ops.h"
@@ -18,7 +19,7 @@ struct tmpl {
     uint64_t budget_ns;
 };
 
-enum op_kind { K_ERASE, K_PROGRAM, K_VERIFY, K_OFFSET, K_SENSE };
+enum op_kind { K_ERASE, K_PROGRAM, K_VERIFY, K_OFFSET, K_SENSE, K_INVERSE };
 /* Tag of an op in the pipe: kind, last op of its step, step. */
 #define TAG(kind, last, step) ((uint32_t)(kind) | (last) << 3 | (step) << 4)
 #define TAG_KIND(t) ((t) & 7u)
@@ -32,7 +33,7 @@ struct loop {
     bool pe;
     struct ring *ring;
     uint32_t rec_words;
-    struct tmpl erase, program, verify, offset, sense;
+    struct tmpl erase, program, verify, offset, sense, inverse;
     /* queuing cursor: step, op within the step (-1: not started) */
     uint32_t q_step;
     int32_t q_op;
@@ -40,6 +41,7 @@ struct loop {
     /* results: steps reported and the sums of the step being answered */
     uint32_t steps_done;
     uint32_t sum_erase_ns, sum_busy_ns, fails, e01, e10;
+    uint32_t ones_below; /* histogram: cells written 1 that read 1 */
 };
 
 static struct prog *begin(struct loop *l, struct prog *p, struct tmpl *t)
@@ -129,6 +131,25 @@ static int build_sense(struct loop *l, uint32_t *detail)
     return finish(l, &p, &l->sense, detail);
 }
 
+/* The histogram's second look at the page just read: CHANGE READ COLUMN to 0
+ * (05h-E0h, no new sensing, the page register still holds it) and a DOUT_CMP
+ * against the inverted pattern, whose 0->1 errors are the cells written 1
+ * that read 1. The verify before it counts those written 0 (its 0->1 errors). */
+static int build_inverse(struct loop *l, uint32_t *detail)
+{
+    static const uint8_t column[2] = {0, 0};
+    struct prog p;
+    begin(l, &p, &l->inverse);
+    prog_cmd(&p, 0x05);
+    prog_addr(&p, column, 2);
+    prog_cmd(&p, 0xE0);
+    prog_delay(&p, T_CCS_NS);
+    prog_dout_cmp(&p, l->d[FW_D_PAGE_BYTES],
+                  l->d[FW_D_PATTERN] ^ (1u << NANDLAB_OPS_PATTERN_INVERT_LSB), l->d[FW_D_SEED],
+                  l->d[FW_D_CHUNK]);
+    return finish(l, &p, &l->inverse, detail);
+}
+
 static int build_offset(struct loop *l, uint32_t *detail)
 {
     uint8_t feature = (uint8_t)l->d[FW_D_FEATURE];
@@ -176,8 +197,9 @@ static uint32_t victims(const uint32_t *d)
 }
 
 /* Ops of one step: P/E: erase, program each page, verify each page; sweep:
- * set the offset, verify each page; disturb: READS senses of the aggressor,
- * then verify each victim page. */
+ * set the offset, verify each page; histogram: set the offset, verify and
+ * inverse-compare each page; disturb: READS senses of the aggressor, then
+ * verify each victim page. */
 static uint32_t ops_per_step(const struct loop *l)
 {
     switch (l->kind) {
@@ -185,6 +207,8 @@ static uint32_t ops_per_step(const struct loop *l)
         return 2u * l->d[FW_D_PAGES] + 1u;
     case FW_LOOP_READ_SWEEP:
         return l->d[FW_D_PAGES] + 1u;
+    case FW_LOOP_VTH_HIST:
+        return 2u * l->d[FW_D_PAGES] + 1u;
     default:
         return l->d[FW_D_READS] + victims(l->d);
     }
@@ -234,6 +258,16 @@ static int next_op(void *ctx, struct pipe_op *op)
         } else {
             page = k - 1;
         }
+    } else if (l->kind == FW_LOOP_VTH_HIST) {
+        if (k == 0) {
+            kind = K_OFFSET;
+            t = &l->offset;
+        } else if ((k - 1) % 2 == 1) {
+            kind = K_INVERSE;
+            t = &l->inverse;
+        } else {
+            page = (k - 1) / 2;
+        }
     } else if (k < l->d[FW_D_READS]) {
         kind = K_SENSE;
         t = &l->sense;
@@ -244,6 +278,8 @@ static int next_op(void *ctx, struct pipe_op *op)
     }
     if (kind == K_OFFSET) {
         op->w = at_offset(l, (uint8_t)sweep_offset(l, step));
+    } else if (kind == K_INVERSE) {
+        op->w = t->w;
     } else {
         op->w = at_row(t, row + page, kind != K_ERASE);
     }
@@ -278,11 +314,14 @@ static int op_done(void *ctx, uint32_t tag, const struct seq_result *res, uint32
         l->sum_busy_ns += res->busy_ns;
         break;
     case K_VERIFY:
-        if (l->kind == FW_LOOP_READ_SWEEP) {
+        if (l->kind == FW_LOOP_READ_SWEEP || l->kind == FW_LOOP_VTH_HIST) {
             l->sum_busy_ns += res->busy_ns;
         }
         l->e01 += res->err_0to1;
         l->e10 += res->err_1to0;
+        break;
+    case K_INVERSE:
+        l->ones_below += res->err_0to1;
         break;
     default:
         break;
@@ -306,6 +345,12 @@ static int op_done(void *ctx, uint32_t tag, const struct seq_result *res, uint32
         rec[2] = l->sum_busy_ns;
         rec[3] = l->e01;
         rec[4] = l->e10;
+    } else if (l->kind == FW_LOOP_VTH_HIST) {
+        rec[0] = FW_REC_HIST << 24 | (FW_REC_HIST_WORDS - 1);
+        rec[1] = (uint32_t)(int32_t)sweep_offset(l, step);
+        rec[2] = l->sum_busy_ns;
+        rec[3] = l->ones_below;
+        rec[4] = l->e01; /* written 0, read 1 */
     } else {
         rec[0] = FW_REC_DISTURB << 24 | (FW_REC_DISTURB_WORDS - 1);
         rec[1] = step;
@@ -314,7 +359,7 @@ static int op_done(void *ctx, uint32_t tag, const struct seq_result *res, uint32
         rec[4] = l->e01;
         rec[5] = l->e10;
     }
-    l->sum_erase_ns = l->sum_busy_ns = l->fails = l->e01 = l->e10 = 0;
+    l->sum_erase_ns = l->sum_busy_ns = l->fails = l->e01 = l->e10 = l->ones_below = 0;
     if (!ring_put(l->ring, rec, l->rec_words)) {
         *detail = step;
         return FW_ERR_RESULT_FULL;
@@ -334,8 +379,7 @@ static int reset_offset(struct loop *l)
 /* Index of the first bad descriptor word, or FW_D_WORDS if it is sound. */
 static uint32_t check_desc(const uint32_t *d)
 {
-    if (d[FW_D_KIND] != FW_LOOP_PE_CYCLE && d[FW_D_KIND] != FW_LOOP_READ_SWEEP &&
-        d[FW_D_KIND] != FW_LOOP_READ_DISTURB) {
+    if (d[FW_D_KIND] < FW_LOOP_PE_CYCLE || d[FW_D_KIND] > FW_LOOP_VTH_HIST) {
         return FW_D_KIND;
     }
     if (d[FW_D_TARGET] > NANDLAB_OPS_MAX_TARGET) {
@@ -356,7 +400,8 @@ static uint32_t check_desc(const uint32_t *d)
     if (d[FW_D_COUNT] == 0) {
         return FW_D_COUNT;
     }
-    if (d[FW_D_KIND] == FW_LOOP_READ_SWEEP && d[FW_D_FEATURE] > 0xFFu) {
+    if ((d[FW_D_KIND] == FW_LOOP_READ_SWEEP || d[FW_D_KIND] == FW_LOOP_VTH_HIST) &&
+        d[FW_D_FEATURE] > 0xFFu) {
         return FW_D_FEATURE;
     }
     if (d[FW_D_KIND] == FW_LOOP_READ_DISTURB) {
@@ -401,14 +446,16 @@ int loop_run(const uint32_t *desc, uint32_t n, uint32_t permits, struct ring *ri
     l.kind = desc[FW_D_KIND];
     l.pe = pe;
     l.ring = ring;
-    l.rec_words = pe ? FW_REC_PE_WORDS
-                     : l.kind == FW_LOOP_READ_SWEEP ? FW_REC_SWEEP_WORDS : FW_REC_DISTURB_WORDS;
+    l.rec_words = pe                             ? FW_REC_PE_WORDS
+                  : l.kind == FW_LOOP_READ_SWEEP ? FW_REC_SWEEP_WORDS
+                  : l.kind == FW_LOOP_VTH_HIST   ? FW_REC_HIST_WORDS
+                                                 : FW_REC_DISTURB_WORDS;
     l.q_step = 0;
     l.q_op = -1;
     l.steps_done = 0;
-    l.sum_erase_ns = l.sum_busy_ns = l.fails = l.e01 = l.e10 = 0;
+    l.sum_erase_ns = l.sum_busy_ns = l.fails = l.e01 = l.e10 = l.ones_below = 0;
     uint32_t detail;
-    bool sweep = l.kind == FW_LOOP_READ_SWEEP;
+    bool sweep = l.kind == FW_LOOP_READ_SWEEP || l.kind == FW_LOOP_VTH_HIST;
     int err = build_verify(&l, &detail);
     if (err == FW_OK && pe) {
         err = build_erase(&l, &detail);
@@ -416,6 +463,9 @@ int loop_run(const uint32_t *desc, uint32_t n, uint32_t permits, struct ring *ri
     }
     if (err == FW_OK && sweep) {
         err = build_offset(&l, &detail);
+    }
+    if (err == FW_OK && l.kind == FW_LOOP_VTH_HIST) {
+        err = build_inverse(&l, &detail);
     }
     if (err == FW_OK && l.kind == FW_LOOP_READ_DISTURB) {
         err = build_sense(&l, &detail);

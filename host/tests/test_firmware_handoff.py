@@ -13,6 +13,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from nandlab.bench import Bench
@@ -20,15 +21,19 @@ from nandlab.campaign.steps.onboard import (
     PATTERNS,
     Loop,
     disturb_loop_rows,
+    hist_loop_rows,
     pe_loop_rows,
     sweep_loop_rows,
 )
 from nandlab.errors import RefusedOperation, UsageError
 from nandlab.firmware.mailbox import Layout
 from nandlab.onfi import Chip
+from nandlab.onfi_spec.sdr_timing import sdr
+from nandlab.ops import pattern_bytes
 from nandlab.profiles import load_profile
 from nandlab.regs import REG
 from nandlab.rtlsim.sim_env import TB_PROFILE
+from nandlab.sequences import core
 from nandlab.transport.firmware_native import LIB_NAME, FirmwareBoard
 from nandlab.transport.sim import SimTransport
 
@@ -141,3 +146,45 @@ def test_pe_loop_step_in_a_campaign_rows_per_cycle(tmp_path: Path) -> None:
     assert len(erases) == 6 and all(r["latency_us"] > 0 for r in erases)
     programs = [r for r in first if r["operation"] == "program"]
     assert all(json.loads(r["detail"]) == {"pages": 2, "status_fails": 0} for r in programs)
+
+
+def test_vth_histogram_on_board_equals_the_host_histogram(lib: Path) -> None:
+    """The firmware's on-board histogram (vth_hist loop: per offset, the cells written 1 /
+    written 0 that read 1) equals the host-driven loop's, and equals the histogram the
+    host computes itself from raw page reads of a third die of the same seed (the
+    hw/hls/vth_hist logic, here over the pattern's bits), offset by offset."""
+    benches = [Bench(FirmwareBoard(_sim(), lib)), Bench(_sim()), Bench(_sim())]
+    chips = [_chip(b) for b in benches]
+    geo = chips[1].geometry
+    loop = Loop(ce=0, block=BLOCK, pages=2, page_bytes=geo.page_bytes,
+                pattern=PATTERNS["prbs"], seed=11, chunk=32)
+    for bench, chip in zip(benches, chips, strict=True):
+        pe_loop_rows(bench, chip, loop, 3)
+    feature = benches[1].transport.profile.read_offsets.slc_reference.feature  # type: ignore[union-attr]
+    offsets = range(-80, 160, 40)  # signed 8-bit DAC codes, as the sweep
+    got = hist_loop_rows(benches[0], chips[0], loop, feature, offsets)
+    want = hist_loop_rows(benches[1], chips[1], loop, feature, offsets)
+    assert got == want
+    # the host's own histogram from raw reads
+    t, raw_chip = sdr(0), chips[2]
+    written = np.frombuffer(pattern_bytes(loop.pattern, loop.seed, loop.page_bytes), np.uint8)
+    raw_rows = []
+    for offset in offsets:
+        raw_chip.run(core.set_features(t, feature, bytes([offset & 0xFF, 0, 0, 0]),
+                                       loop.timeout_ns), "offset")
+        ones = zeros = 0
+        for page in range(loop.pages):
+            res = raw_chip.run(core.page_read(t, geo.full_address(BLOCK, page), loop.page_bytes,
+                                              loop.timeout_ns), "raw read")
+            read = np.frombuffer(res.data[0], np.uint8)
+            ones += int(np.unpackbits(written & read).sum())
+            zeros += int(np.unpackbits(~written & read).sum())
+        raw_rows.append((offset, ones, zeros))
+    assert [(r["offset"], r["ones_below"], r["zeros_below"]) for r in got] == raw_rows
+    ones_total = int(np.unpackbits(written).sum()) * loop.pages
+    # low offsets: the erased cells read 1, the programmed not; high: both read 1
+    assert got[0]["ones_below"] > 0.99 * ones_total
+    assert got[0]["zeros_below"] < got[-1]["zeros_below"]
+    assert [r["zeros_below"] for r in got] == sorted(r["zeros_below"] for r in got)
+    for b in benches:
+        b.close()

@@ -17,6 +17,7 @@ from nandlab.firmware.mailbox import Mailbox
 from nandlab.firmware.protocol import (
     REC_DISTURB,
     REC_FIELDS,
+    REC_HIST,
     REC_PE,
     REC_SWEEP,
     LoopDescriptor,
@@ -25,11 +26,11 @@ from nandlab.firmware.protocol import (
 )
 
 LOOPS = {"pe_cycle": LoopKind.PE_CYCLE, "read_sweep": LoopKind.READ_SWEEP,
-         "read_disturb": LoopKind.READ_DISTURB}
+         "read_disturb": LoopKind.READ_DISTURB, "vth_hist": LoopKind.VTH_HIST}
 """Loop names the role knows, and the descriptor kind each runs."""
 
 _RECORD = {LoopKind.PE_CYCLE: REC_PE, LoopKind.READ_SWEEP: REC_SWEEP,
-           LoopKind.READ_DISTURB: REC_DISTURB}
+           LoopKind.READ_DISTURB: REC_DISTURB, LoopKind.VTH_HIST: REC_HIST}
 
 
 class MailboxLoops:
@@ -45,7 +46,7 @@ class MailboxLoops:
         return {"kind": "firmware", "loops": sorted(LOOPS), "protocol": version}
 
     def run_loop(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        """Run loop `name` ("pe_cycle", "read_sweep" or "read_disturb") with the
+        """Run loop `name` ("pe_cycle", "read_sweep", "read_disturb" or "vth_hist") with the
         LoopDescriptor fields in `params` (all but `kind`); its rows, one per P/E cycle,
         sweep step or disturb checkpoint.
 

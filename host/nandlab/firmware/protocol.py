@@ -76,6 +76,7 @@ class LoopKind(IntEnum):
     PE_CYCLE = 1
     READ_SWEEP = 2
     READ_DISTURB = 3
+    VTH_HIST = 4
 
 
 REC_PE = 0xC0
@@ -85,10 +86,14 @@ REC_SWEEP = 0xC1
 REC_DISTURB = 0xC2
 """Ring record of one read-disturb checkpoint: checkpoint, reads (of the aggressor so far),
 read_ns (their busy time in this checkpoint), err_0to1, err_1to0 (over the other pages)."""
+REC_HIST = 0xC3
+"""Ring record of one histogram step: offset, read_ns, ones_below, zeros_below: the cells
+written 1 / written 0 that read 1 (Vth below the reference) at that offset, over the pages."""
 REC_FIELDS = {
     REC_PE: ("cycle", "erase_ns", "program_ns", "status_fails", "err_0to1", "err_1to0"),
     REC_SWEEP: ("offset", "read_ns", "err_0to1", "err_1to0"),
     REC_DISTURB: ("checkpoint", "reads", "read_ns", "err_0to1", "err_1to0"),
+    REC_HIST: ("offset", "read_ns", "ones_below", "zeros_below"),
 }
 DESCRIPTOR_WORDS = 13
 
@@ -163,7 +168,7 @@ def decode_rows(words: list[int]) -> list[dict[str, Any]]:
         if fields is None or n != len(fields) or i + 1 + n > len(words):
             raise NandlabError(f"result ring word {i}: not a loop record (0x{words[i]:08X})")
         row = dict(zip(fields, words[i + 1:i + 1 + n], strict=True))
-        if tag == REC_SWEEP:
+        if tag in (REC_SWEEP, REC_HIST):
             row["offset"] = row["offset"] - (1 << 32) if row["offset"] >> 31 else row["offset"]
         rows.append(row)
         i += 1 + n

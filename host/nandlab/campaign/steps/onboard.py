@@ -11,16 +11,16 @@ busy times, the status FAIL count and the verify's bit errors (0->1, 1->0). As
 campaign rows, each cycle is an erase row, a program row (mean busy time per page;
 the status FAIL count in `detail`) and an rber row of the verify.
 
-The read-offset sweep and the read-disturb loop of the same firmware are
-`sweep_loop_rows` (one row per offset) and `disturb_loop_rows` (one row per
-checkpoint), library calls for now.
+The read-offset sweep, its Vth histogram and the read-disturb loop of the same
+firmware are `sweep_loop_rows` (one row per offset), `hist_loop_rows` (one row
+per offset) and `disturb_loop_rows` (one row per checkpoint), library calls for now.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic import Field
@@ -92,6 +92,40 @@ def sweep_loop_rows(bench: Bench, chip: Chip, loop: Loop, feature: int,
                                    loop.timeout_ns), "SET FEATURES (read offset)")
         read_ns, e01, e10 = _verify(chip, loop, range(loop.pages))
         rows.append({"offset": offset, "read_ns": read_ns, "err_0to1": e01, "err_1to0": e10})
+    chip.run(core.set_features(t, feature, bytes(4), loop.timeout_ns), "SET FEATURES (read offset)")
+    return rows
+
+
+def hist_loop_rows(bench: Bench, chip: Chip, loop: Loop, feature: int,
+                   offsets: range) -> list[dict[str, int]]:
+    """The Vth histogram of the loop's pages over `offsets` (as `sweep_loop_rows`): one
+    row per offset (offset, read_ns, ones_below, zeros_below), the cells written 1 and
+    written 0 that read 1 there, which is hw/hls/vth_hist's per-state count with the
+    pattern as the states. Each page is read once per offset; the comparator takes it
+    twice, against the pattern (its 0->1 errors: written 0, read 1) and, after CHANGE
+    READ COLUMN to 0 (no new sensing), against the inverted pattern (written 1, read 1).
+    The offset is set back to 0 after."""
+    if bench.has("firmware"):
+        return bench.firmware.run_loop("vth_hist", loop.params(
+            chip, len(offsets), feature=feature, first=offsets.start, step=offsets.step))
+    t = sdr(0)
+    inverted = replace(loop.pattern, invert=not loop.pattern.invert)
+    again = (Program().cmd(Op.CHANGE_READ_COLUMN) + core.address(bytes(2))
+             + Program().cmd(Op.CHANGE_READ_COLUMN_CONFIRM)).delay(t.tCCS).dout_compare(
+        loop.page_bytes, inverted, loop.seed, loop.chunk)
+    rows = []
+    for offset in offsets:
+        chip.run(core.set_features(t, feature, bytes([offset & 0xFF, 0, 0, 0]),
+                                   loop.timeout_ns), "SET FEATURES (read offset)")
+        read_ns = ones = zeros = 0
+        for page in range(loop.pages):
+            n, zeros_below, _ = _verify(chip, loop, [page])
+            read_ns += n
+            zeros += zeros_below
+            res = chip.run(again, f"histogram read of block {loop.block}")
+            ones += sum(a for e in res.err_counts for a, _ in e.counts)
+        rows.append({"offset": offset, "read_ns": read_ns, "ones_below": ones,
+                     "zeros_below": zeros})
     chip.run(core.set_features(t, feature, bytes(4), loop.timeout_ns), "SET FEATURES (read offset)")
     return rows
 
