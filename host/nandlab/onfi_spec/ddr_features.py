@@ -37,11 +37,13 @@ ODT_OHMS = {0: None, 1: 150, 2: 100, 3: 75, 4: 50}
 WARMUP_CYCLES = (0, 1, 2, 4)
 ODT_CONFIGURE = 0xE2
 """ODT CONFIGURE's opcode (per-LUN termination matrix; not implemented by the dies here)."""
-REPEAT_BYTE_COMMANDS = frozenset({
-    Cmd.SET_FEATURES, ODT_CONFIGURE,                                   # data in
-    Cmd.READ_ID, Cmd.GET_FEATURES, Cmd.READ_STATUS, Cmd.READ_STATUS_ENHANCED,  # data out
+REPEAT_IN_COMMANDS = frozenset({Cmd.SET_FEATURES, ODT_CONFIGURE})
+"""Commands whose data-in bytes go twice in NV-DDR / NV-DDR2 / NV-DDR3 (see above)."""
+REPEAT_OUT_COMMANDS = frozenset({
+    Cmd.READ_ID, Cmd.GET_FEATURES, Cmd.READ_STATUS, Cmd.READ_STATUS_ENHANCED,
 })
-"""Commands whose data bytes go twice in NV-DDR / NV-DDR2 / NV-DDR3 (see above)."""
+"""Commands whose data-out bytes go twice."""
+REPEAT_BYTE_COMMANDS = REPEAT_IN_COMMANDS | REPEAT_OUT_COMMANDS
 
 
 def timing_mode_p1(interface: str, mode: int) -> int:

@@ -21,7 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from nandlab.onfi_spec.ddr_features import DdrConfig, decode_timing_mode
+from nandlab.onfi_spec.ddr_features import (
+    REPEAT_IN_COMMANDS,
+    REPEAT_OUT_COMMANDS,
+    WARMUP_CYCLES,
+    DdrConfig,
+    decode_timing_mode,
+)
 from nandlab.onfi_spec.nvddr_timing import ddr
 from nandlab.onfi_spec.opcodes import Feature
 from nandlab.profiles.features import declared_features, testmode_features
@@ -48,6 +54,8 @@ class FeatureRegisters:
         }
         self._interfaces = profile.interfaces
         self._toggle: int | None = None  # Toggle speed grade the bench drives (no feature)
+        self._command: int | None = None  # the last command latched (its bytes may repeat)
+        self._warm = False  # a data burst is under way: no warm-up until a command / address
         self._implemented = frozenset(declared_features(profile))
         self._test_registers = testmode_features(profile)
         self._params: dict[int, bytes] = {}
@@ -109,6 +117,30 @@ class FeatureRegisters:
         interface, mode = self.data_interface()
         return sdr_cycle_ns * 1000 if interface == "sdr" else ddr(interface, mode).tRC // 2
 
+    def bus_command(self, byte: int) -> None:
+        """A command cycle: it ends the data burst and says whether the next one repeats."""
+        self._command, self._warm = byte, False
+
+    def bus_address(self) -> None:
+        """An address cycle ends the data burst (the next one warms up again)."""
+        self._warm = False
+
+    def data_burst(self, sdr_cycle_ns: int, out: bool) -> tuple[int, int]:
+        """(lead, step) in ps of a run of data bytes: byte k starts lead + k x step after the
+        run starts. In NV-DDR2 / NV-DDR3 the first run after a command or an address leads
+        with the warm-up cycles feature 02h asks for (data out or in; two edges a cycle), and
+        each byte of a command whose bytes repeat (REPEAT_OUT_COMMANDS / REPEAT_IN_COMMANDS)
+        takes two edges. SDR and Toggle: no lead, one `byte_ps` a byte."""
+        byte_ps = self.byte_ps(sdr_cycle_ns)
+        interface = self.data_interface()[0]
+        if interface not in ("nv-ddr2", "nv-ddr3"):
+            return 0, byte_ps
+        config = self.ddr_config()
+        cycles = 0 if self._warm else WARMUP_CYCLES[config.warmup_out if out else config.warmup_in]
+        self._warm = True
+        repeat = 2 if self._command in (REPEAT_OUT_COMMANDS if out else REPEAT_IN_COMMANDS) else 1
+        return 2 * cycles * byte_ps, repeat * byte_ps
+
     def command_sdr_mode(self) -> int:
         """The SDR mode whose cycles the die's clock runs commands and addresses in."""
         interface, mode = self.data_interface()
@@ -123,6 +155,7 @@ class FeatureRegisters:
     def clear(self) -> None:
         self._params = {}
         self._toggle = None
+        self._command, self._warm = None, False
 
     def offset_mV(self, fa: int, param: int) -> float:
         """Read offset (mV) that parameter `param` of feature `fa` sets."""
