@@ -115,6 +115,7 @@ class CommandDecoder(DiePart):
         clock = self._clock
         busy = clock.now_ns < clock.rdy_until
         clock.bus(clock.timing.tWC)
+        self._features.bus_command(byte)
         if busy and byte not in (Cmd.READ_STATUS, Cmd.READ_STATUS_ENHANCED, Cmd.RESET):
             return
         if self._search.cmd(byte):
@@ -129,6 +130,7 @@ class CommandDecoder(DiePart):
         """One address cycle (tWC)."""
         clock = self._clock
         clock.bus(clock.timing.tWC)
+        self._features.bus_address()
         seq = self._regs.seq
         if seq is None:
             self._search.addr(byte)
@@ -141,6 +143,7 @@ class CommandDecoder(DiePart):
         vendor or test-mode sequence only collects its address, and a PROGRAM acts once
         it is complete, so those take the whole run in one step (one bus phase, as the
         cycles merge into one anyway)."""
+        self._features.bus_address()
         seq = self._regs.seq
         if seq is None or not data:
             for byte in data:

@@ -35,7 +35,8 @@ class DataPath(DiePart):
         """Data in cycles (tWC per byte)."""
         clock = self._clock
         busy = clock.now_ns < clock.rdy_until
-        clock.bus(-(-self._features.byte_ps(clock.timing.tWC) * len(data) // 1000))
+        lead, step = self._features.data_burst(clock.timing.tWC, out=False) if data else (0, 0)
+        clock.bus(-(-(lead + step * len(data)) // 1000))
         if busy or not data:
             return
         regs = self._regs
@@ -65,13 +66,15 @@ class DataPath(DiePart):
                 regs.out = regs.resume_out
         clock = self._clock
         byte_ps = self._features.byte_ps(clock.timing.tRC)
+        lead, step = self._features.data_burst(clock.timing.tRC, out=True)
         # data out draws the switching current of the rate it is clocked at (cox, issue 14)
-        start = clock.bus(-(-byte_ps * n // 1000), clock.power.io_out_mA(byte_ps))
+        start = clock.bus(-(-(lead + step * n) // 1000), clock.power.io_out_mA(byte_ps))
         if regs.out is Out.STATUS:
             wp, plane = regs.wp, regs.status_plane
-            return bytes(clock.status(start + i * byte_ps // 1000, wp, plane) for i in range(n))
+            return bytes(clock.status(start + (lead + i * step) // 1000, wp, plane)
+                         for i in range(n))
         # bytes clocked before R/B# returns read FFh
-        early = min(n, max(0, -(-(clock.rdy_until - start) * 1000 // byte_ps)))
+        early = min(n, max(0, -(-((clock.rdy_until - start) * 1000 - lead) // step)))
         return b"\xff" * early + self._data_out(n - early)
 
     def _data_out(self, n: int) -> bytes:
