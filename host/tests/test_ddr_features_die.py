@@ -7,6 +7,8 @@ selected interface's rate."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from nandlab.onfi_spec.ddr_features import DdrConfig, decode_timing_mode, timing_mode_p1
@@ -128,3 +130,66 @@ def test_data_moves_at_the_selected_interface_rate() -> None:
     t0 = die.now_ns
     die.cmd(0x70)  # command cycles at tWC 25 ns in NV-DDR2/3
     assert die.now_ns - t0 == 25
+
+
+def ns_of(die: VirtualDie, run: Callable[[], object]) -> int:
+    """The die's clock time `run` takes."""
+    t0 = die.now_ns
+    run()
+    return die.now_ns - t0
+
+
+def test_repeat_bytes_and_warmup_cycles_take_bus_time() -> None:
+    """NV-DDR3 mode 10 (800 MT/s: 1.25 ns an edge). ONFI's repeat bytes: READ ID, GET FEATURES
+    and READ STATUS output, SET FEATURES input take two edges a byte; page data one. Warm-up
+    (feature 02h): the first burst after a command or address leads with that many RE_n (out)
+    or DQS (in) cycles of two edges; a burst that continues does not warm up again."""
+    die = VirtualDie(load_profile("slc-search"))  # NV-DDR3 0-10, up to 2 warm-up cycles
+    edge = ddr("nv-ddr3", 10).tRC // 2
+    assert edge == 1250
+
+    def edges(n: int) -> int:  # the die's clock counts whole ns, rounded up
+        return -(-n * edge // 1000)
+
+    set_feature(die, 0x01, bytes([0x3A, 0, 0, 0]))
+    die.cmd(0x90)
+    die.addr(0x20)
+    assert ns_of(die, lambda: die.read(4)) == edges(4 * 2)  # 10 ns, not 5
+    assert ns_of(die, lambda: die.read(4)) == edges(4 * 2)
+    die.cmd(0x00)  # a page read's data: once per edge
+    die.addr_cycles(bytes(5))
+    die.cmd(0x30)
+    die.wait_ready(10**9)
+    die.cmd(0x05)
+    die.addr_cycles(bytes(2))
+    die.cmd(0xE0)
+    assert ns_of(die, lambda: die.read(1000)) == edges(1000)
+
+    warm = DdrConfig(warmup_out=2, warmup_in=1)  # codes: 2 and 1 cycles
+    set_feature(die, 0x02, warm.params())
+    assert get_feature(die, 0x02) == warm.params()
+    die.cmd(0x05)
+    die.addr_cycles(bytes(2))
+    die.cmd(0xE0)
+    assert ns_of(die, lambda: die.read(1000)) == edges(2 * 2 + 1000)  # 2 cycles first
+    assert ns_of(die, lambda: die.read(1000)) == edges(1000)  # the burst goes on
+    die.cmd(0xEF)
+    die.addr(0x01)
+    # SET FEATURES' P1..P4 in: 1 warm-up cycle (2 edges) + 4 bytes x 2 edges
+    assert ns_of(die, lambda: die.write(bytes([0x3A, 0, 0, 0]))) == edges(2 + 8)
+    die.wait_ready(10**6)
+    die.cmd(0x70)
+    assert ns_of(die, lambda: die.read(1)) == edges(2 * 2 + 2)  # warm-up + repeat
+
+
+def test_sdr_and_toggle_charge_neither() -> None:
+    die = VirtualDie(load_profile("slc-search"))
+    set_feature(die, 0x01, bytes([0x05, 0, 0, 0]))  # SDR mode 5: tRC 20 ns
+    die.cmd(0x90)
+    die.addr(0x20)
+    assert ns_of(die, lambda: die.read(4)) == 4 * 20
+    toggle = VirtualDie(load_profile("tlc-48l-toggle"))
+    assert toggle.follow_toggle(7)
+    toggle.cmd(0x90)
+    toggle.addr(0x40)
+    assert ns_of(toggle, lambda: toggle.read(5)) == -(-5 * ddr("toggle2", 7).tRC // 2 // 1000)
