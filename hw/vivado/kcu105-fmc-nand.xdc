@@ -1,37 +1,43 @@
 # generated from boards/kcu105-fmc-nand.yaml by nandlab.hwgen.xdc, do not edit
 # board kcu105-fmc-nand, part xcku040-ffva1156-2-e
 
-set_property -dict {PACKAGE_PIN W23 IOSTANDARD SSTL18_I} [get_ports {nand_dq[0]}]
+set_property -dict {PACKAGE_PIN AA22 IOSTANDARD SSTL18_I} [get_ports {nand_dq[0]}]
 set_property ODT RTT_48 [get_ports {nand_dq[0]}]
-set_property -dict {PACKAGE_PIN W24 IOSTANDARD SSTL18_I} [get_ports {nand_dq[1]}]
+set_property -dict {PACKAGE_PIN AB22 IOSTANDARD SSTL18_I} [get_ports {nand_dq[1]}]
 set_property ODT RTT_48 [get_ports {nand_dq[1]}]
-set_property -dict {PACKAGE_PIN W25 IOSTANDARD SSTL18_I} [get_ports {nand_dq[2]}]
+set_property -dict {PACKAGE_PIN W28 IOSTANDARD SSTL18_I} [get_ports {nand_dq[2]}]
 set_property ODT RTT_48 [get_ports {nand_dq[2]}]
-set_property -dict {PACKAGE_PIN Y25 IOSTANDARD SSTL18_I} [get_ports {nand_dq[3]}]
+set_property -dict {PACKAGE_PIN Y28 IOSTANDARD SSTL18_I} [get_ports {nand_dq[3]}]
 set_property ODT RTT_48 [get_ports {nand_dq[3]}]
-set_property -dict {PACKAGE_PIN AA22 IOSTANDARD SSTL18_I} [get_ports {nand_dq[4]}]
+set_property -dict {PACKAGE_PIN U26 IOSTANDARD SSTL18_I} [get_ports {nand_dq[4]}]
 set_property ODT RTT_48 [get_ports {nand_dq[4]}]
-set_property -dict {PACKAGE_PIN AB22 IOSTANDARD SSTL18_I} [get_ports {nand_dq[5]}]
+set_property -dict {PACKAGE_PIN U27 IOSTANDARD SSTL18_I} [get_ports {nand_dq[5]}]
 set_property ODT RTT_48 [get_ports {nand_dq[5]}]
-set_property -dict {PACKAGE_PIN W28 IOSTANDARD SSTL18_I} [get_ports {nand_dq[6]}]
+set_property -dict {PACKAGE_PIN V27 IOSTANDARD SSTL18_I} [get_ports {nand_dq[6]}]
 set_property ODT RTT_48 [get_ports {nand_dq[6]}]
-# TODO nand_dq[7]: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_cle: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_ale: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_we_n: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_re_n: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_re_c: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_dqs: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_dqs_c: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_wp_n: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_ce_n[0]: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_ce_n[1]: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_ce_n[2]: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_ce_n[3]: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_rb_n[0]: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_rb_n[1]: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_rb_n[2]: package pin not in boards/kcu105-fmc-nand.yaml yet
-# TODO nand_rb_n[3]: package pin not in boards/kcu105-fmc-nand.yaml yet
+set_property -dict {PACKAGE_PIN V28 IOSTANDARD SSTL18_I} [get_ports {nand_dq[7]}]
+set_property ODT RTT_48 [get_ports {nand_dq[7]}]
+set_property -dict {PACKAGE_PIN V29 IOSTANDARD LVCMOS18} [get_ports {nand_cle}]
+set_property -dict {PACKAGE_PIN W29 IOSTANDARD LVCMOS18} [get_ports {nand_ale}]
+set_property -dict {PACKAGE_PIN V22 IOSTANDARD LVCMOS18} [get_ports {nand_we_n}]
+set_property -dict {PACKAGE_PIN W25 IOSTANDARD DIFF_SSTL18_I} [get_ports {nand_re_n}]
+set_property PACKAGE_PIN Y25 [get_ports {nand_re_c}]
+set_property -dict {PACKAGE_PIN W23 IOSTANDARD DIFF_SSTL18_I} [get_ports {nand_dqs}]
+set_property ODT RTT_48 [get_ports {nand_dqs}]
+set_property PACKAGE_PIN W24 [get_ports {nand_dqs_c}]
+set_property -dict {PACKAGE_PIN V23 IOSTANDARD LVCMOS18} [get_ports {nand_wp_n}]
+set_property -dict {PACKAGE_PIN U24 IOSTANDARD LVCMOS18} [get_ports {nand_ce_n[0]}]
+set_property -dict {PACKAGE_PIN U25 IOSTANDARD LVCMOS18} [get_ports {nand_ce_n[1]}]
+set_property -dict {PACKAGE_PIN V26 IOSTANDARD LVCMOS18} [get_ports {nand_ce_n[2]}]
+set_property -dict {PACKAGE_PIN W26 IOSTANDARD LVCMOS18} [get_ports {nand_ce_n[3]}]
+set_property -dict {PACKAGE_PIN T22 IOSTANDARD LVCMOS18} [get_ports {nand_rb_n[0]}]
+set_property PULLUP true [get_ports {nand_rb_n[0]}]
+set_property -dict {PACKAGE_PIN T23 IOSTANDARD LVCMOS18} [get_ports {nand_rb_n[1]}]
+set_property PULLUP true [get_ports {nand_rb_n[1]}]
+set_property -dict {PACKAGE_PIN V21 IOSTANDARD LVCMOS18} [get_ports {nand_rb_n[2]}]
+set_property PULLUP true [get_ports {nand_rb_n[2]}]
+set_property -dict {PACKAGE_PIN W21 IOSTANDARD LVCMOS18} [get_ports {nand_rb_n[3]}]
+set_property PULLUP true [get_ports {nand_rb_n[3]}]
 
 # NV-DDR2 at VccQ 1.8 V: SSTL-18 inputs compare with VccQ / 2
 set_property INTERNAL_VREF 0.90 [get_iobanks -of_objects [get_ports {nand_dq[0]}]]
