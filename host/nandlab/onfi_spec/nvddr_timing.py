@@ -41,7 +41,11 @@ Sources (facts only; see docs/interfaces.md):
   harmonised DDR interface): the same AC limits as NV-DDR2 at the same cycle
   time, 1.8 V, up to 400 MT/s; a Toggle part is DDR from power-on and has
   no ONFI timing-mode feature, so its "modes" here are the speed grades
-  indexed like NV-DDR2's (0-7).
+  indexed like NV-DDR2's (0-7). UNCHECKED: no public Toggle DDR 2.0 AC table
+  (JESD230, a Samsung or Kioxia datasheet) giving tDQSQ / tQH / preambles per
+  speed was found (searched again for issue 19's leftovers: a Toshiba Toggle
+  DDR 1.0 sheet exists only as a title page; open controllers such as
+  Cosmos+ OpenSSD hold their own clock counts, not the die's limits).
 - tDQSS (first DQS edge to CLK) exists only in the clocked NV-DDR
   interface; the CLK-less NV-DDR2 / NV-DDR3 / Toggle write is checked
   through tWPRE and tDQSH / tDQSL instead (no field here).
