@@ -212,6 +212,20 @@ def test_the_benchs_board_file_bounds_the_scan_and_sets_its_warmup(tmp_path: Pat
     assert benches[-1].dies[0].feature(0x02)[1] == 0x21
 
 
+def test_a_toggle_part_is_scanned_at_its_speed_grades(tmp_path: Path) -> None:
+    campaign = CAMPAIGN.replace("sim://tlc-48l?", "sim://tlc-48l-toggle?").split("  - eye:")[0]
+    campaign += ("  - eye: {wl: 0, bytes: 256, tap_step: 16, modes: [{interface: toggle2, mode: 7},"
+                 " {interface: toggle2, mode: 4}]}\n")
+    rows = run_rows(tmp_path, bench_with(WindowFake), campaign)
+    wins = [r for r in rows if r["operation"] == "eye_window"]
+    assert [(r["interface"], r["timing_mode"], r["data_rate_mts"]) for r in wins] == [
+        ("toggle2", 7, 400.0)] * LANES + [("toggle2", 4, 200.0)] * LANES
+    for r in wins:  # the scanned taps (every 16th) inside the lane's good range
+        passing = [t for t in range(0, TAPS, 16) if t in WindowFake.good[r["lane"]]]
+        assert (r["window_start_ps"], r["window_end_ps"]) == (passing[0] * TAP_PS,
+                                                              passing[-1] * TAP_PS)
+
+
 def test_a_bench_without_capture_delay_control_is_refused_before_the_run(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="has no capture-delay control"):
         run_rows(tmp_path, None)

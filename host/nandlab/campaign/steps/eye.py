@@ -1,6 +1,6 @@
 """`eye`: the data eye of each byte lane: sweep the DQS capture delay and record where reads pass.
 
-A real lab measurement of the DDR interfaces (NV-DDR2 / NV-DDR3): the bench's
+A real lab measurement of the DDR interfaces (NV-DDR2 / NV-DDR3, Toggle DDR 2.0): the bench's
 controller moves the capture point of each byte lane after its DQS edge in
 taps (role `eye`, `transport.roles.EyeScanner`) and the step counts, per tap
 and lane, the bits read wrong out of a page register loaded once. The page
@@ -41,7 +41,7 @@ from nandlab.transport.roles import EyeScanner
 class EyeMode(Strict):
     """One interface mode to scan."""
 
-    interface: str = Field(pattern="^nv-ddr[23]$")
+    interface: str = Field(pattern="^(nv-ddr[23]|toggle2)$")
     mode: int = Field(ge=0, le=15)
 
 
@@ -166,7 +166,7 @@ class Eye(StepKind[EyeStep]):
 
 
 def part_modes_text(offered: Any) -> str:
-    parts = [f"{name} {offered.modes(name)}" for name in ("nv-ddr2", "nv-ddr3")
+    parts = [f"{name} {offered.modes(name)}" for name in ("nv-ddr2", "nv-ddr3", "toggle2")
              if offered.modes(name)]
     return ", ".join(parts) or "SDR only"
 
