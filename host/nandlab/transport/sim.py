@@ -234,6 +234,17 @@ class SimTransport(Transport):
         return tuple(self._bus.dies)
 
     @property
+    def whole_op(self) -> bool:
+        """True (default): each run of bus instructions in a program goes to the die in one
+        call (`VirtualDie.run_bus`); False: one call per instruction, the path it is
+        checked against (same records, clock and power log)."""
+        return self._bus.whole_op
+
+    @whole_op.setter
+    def whole_op(self, on: bool) -> None:
+        self._bus.whole_op = bool(on)
+
+    @property
     def expected_timing_mode(self) -> int:
         """The interface timing mode the last TIMING instruction set."""
         return self._bus.expected_timing_mode

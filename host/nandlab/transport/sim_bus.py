@@ -89,6 +89,9 @@ class DieBus:
         self.now = max(d.now_ns for d in dies)
         self.timing_mismatches: list[TimingMismatch] = []
         self.expected_timing_mode = 0
+        # False: every instruction through its own handler (what the whole-op path is
+        # tested against)
+        self.whole_op = True
         self.sync()
 
     def sync(self) -> None:
@@ -103,7 +106,12 @@ class DieBus:
         it; the first that does not ends the program with ERROR OVERFLOW naming its
         instruction. A DOUT / DOUT_CMP that would not fit is not run at all (the chip
         sees no data-out), a WAIT_RDY has waited before its BUSY record is refused, and
-        nothing after the failing instruction runs."""
+        nothing after the failing instruction runs.
+
+        With `whole_op` (and no limit) each run of CMD / ADDR / DIN / DOUT / WAIT_RDY /
+        DELAY instructions on a selected die goes to `VirtualDie.run_bus` in one call; the
+        other dies follow the clock after it rather than after each instruction (their
+        clocks only count time, and nothing in the run reads them: the same result)."""
         results = Results()
         append = results.append
         start = self.now
@@ -111,8 +119,20 @@ class DieBus:
         handlers = _HANDLERS
         dies = self.dies
         die0 = dies[0] if len(dies) == 1 else None
+        items = list(program)
+        whole = self.whole_op and not limit_words
         used = 0
-        for index, ins in enumerate(program):
+        index, count = 0, len(items)
+        while index < count:
+            ins = items[index]
+            if whole and run.die is not None and type(ins) in _BUS_CYCLES:
+                end = index + 1
+                while end < count and type(items[end]) in _BUS_CYCLES:
+                    end += 1
+                if not self._run_bus(run, items[index:end], index, append):
+                    break
+                index = end
+                continue
             words = 0  # result words of this instruction's record, when known before it runs
             if limit_words and isinstance(ins, (Dout, DoutCompare)):
                 words = _record_words(ins)
@@ -147,8 +167,32 @@ class DieBus:
                         break
                     used += words
                 append(record)
+            index += 1
         append(EndRecord(self.now - start))
         return results
+
+    def _run_bus(
+        self, run: _Run, steps: list[Instruction], first: int, append: Callable[[Record], None]
+    ) -> bool:
+        """Bus instructions `first`.. on the selected die in one call, their DATA / BUSY
+        records appended; False when a WAIT_RDY timed out (its ERROR record appended)."""
+        die = run.die
+        assert die is not None
+        try:
+            outs = die.run_bus(steps)
+        finally:
+            run.tick()
+            self.sync()
+        for pos, value in outs:
+            if isinstance(value, bytes):
+                append(DataRecord(value))
+            elif value is None:
+                append(ErrorRecord(ErrorCode.TIMEOUT, first + pos))
+                return False
+            else:
+                append(BusyRecord(first + pos, min(value, U32_MAX)))
+        return True
+
 
 # header words of DATA (the bytes follow, 4 a word) and ERRCNT (2 words a chunk follow)
 _DATA_HEADER_WORDS = len(DataRecord(b"\0").encode()) // 4 - 1
@@ -294,6 +338,11 @@ _HANDLERS: dict[type, Callable[[_Run, int, Any], Record | None]] = {
     DoutCompare: _Run._dout_compare,
     WaitRdy: _Run._wait_rdy,
 }
+
+
+# instructions `VirtualDie.run_bus` takes (a DELAY: the selected die's clock runs, the
+# others follow after the run) (exact classes: a subclass takes the generic path)
+_BUS_CYCLES = frozenset({Cmd, Addr, Din, Dout, WaitRdy, Delay})
 
 
 def diagnose(words: bytes) -> tuple[ErrorCode, int]:

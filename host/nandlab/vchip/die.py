@@ -27,13 +27,14 @@ Bus behaviour a real die leaves undefined is pinned down here:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from nandlab.onfi_spec.opcodes import PARAMETER_PAGE_COPIES
 from nandlab.onfi_spec.sdr_timing import SdrTiming, sdr
+from nandlab.ops import Addr, Cmd, Delay, Din, Dout, Instruction, WaitRdy
 from nandlab.profiles.model import Profile
 from nandlab.vchip import identity
 from nandlab.vchip.address import AddressMap, CellMode
@@ -219,3 +220,36 @@ class VirtualDie:
     def read(self, n: int) -> bytes:
         """Data out cycles (tRC per byte)."""
         return self._data.read(n)
+
+    def run_bus(self, steps: Sequence[Instruction]) -> list[tuple[int, bytes | int | None]]:
+        """Run CMD, ADDR, DIN, DOUT, WAIT_RDY and DELAY instructions in order, each exactly
+        as `cmd`, `addr_cycles`, `write`, `read`, `wait_ready` or `advance` would (the same
+        state machine decisions, clock and power log), in one call: a bench hands over the
+        bus part of an op program at once instead of one call (and one dispatch) per
+        instruction.
+
+        Returns (position in `steps`, result) per DOUT (its bytes) and per WAIT_RDY (its
+        busy ns), in order; a WAIT_RDY that times out yields None and ends the run there.
+        Any other instruction is a ValueError where it stands (those before it have run).
+        """
+        commands, data, clock = self._commands, self._data, self._clock
+        out: list[tuple[int, bytes | int | None]] = []
+        for pos, ins in enumerate(steps):
+            if isinstance(ins, Cmd):
+                commands.cmd(ins.byte)
+            elif isinstance(ins, Addr):
+                commands.addr_cycles(ins.data)
+            elif isinstance(ins, Dout):
+                out.append((pos, data.read(ins.n)))
+            elif isinstance(ins, WaitRdy):
+                busy = clock.wait_ready(ins.timeout_ns)
+                out.append((pos, busy))
+                if busy is None:
+                    break
+            elif isinstance(ins, Delay):
+                clock.advance(ins.ns)
+            elif isinstance(ins, Din):
+                data.write(ins.data)
+            else:
+                raise ValueError(f"run_bus takes bus cycles only, not {ins!r}")
+        return out
