@@ -13,8 +13,10 @@ This module parses `sim://`; each other transport parses its own URLs.
 
 Options of `sim://`: seed=N (physics seed, default 0), dies=K (chip enables,
 1..8, default 1), fresh=1 (discard the saved die image), state=DIR (where die
-images live), and, as a test aid, corrupt_param=N (0..3: the dies damage their
-first N parameter page copies; 3 leaves only the bitwise majority intact).
+images live), board=NAME|PATH (a board file: interface negotiation keeps to its
+modes and warm-up, as on the FPGA bench it describes), and, as a test aid,
+corrupt_param=N (0..3: the dies damage their first N parameter page copies; 3
+leaves only the bitwise majority intact).
 
 Parsing only checks the form; loading the profile is the transport's job, so
 an unknown profile surfaces as the loader's ProfileError.
@@ -43,6 +45,7 @@ class SimOptions:
     state: folder holding die images (default: the user data dir).
     corrupt_param: test aid: the dies corrupt this many leading parameter
         page copies (0..3), to exercise the CRC / majority paths.
+    board: a board file (name or path) whose interfaces the bench keeps to.
     """
 
     profile: str
@@ -51,6 +54,7 @@ class SimOptions:
     fresh: bool = False
     state: Path | None = None
     corrupt_param: int = 0
+    board: str | None = None
 
 
 def _scheme(url: str) -> str:
@@ -145,10 +149,11 @@ def parse_sim_url(url: str) -> SimOptions:
         corrupt_param=int_option(
             url, "corrupt_param", query.get("corrupt_param", "0"), 0, 3, SIM_FORM
         ),
+        board=query.get("board") or None,
     )
 
 
-_SIM_KEYS = frozenset({"seed", "dies", "fresh", "state", "profile", "corrupt_param"})
+_SIM_KEYS = frozenset({"seed", "dies", "fresh", "state", "profile", "corrupt_param", "board"})
 KNOWN_SCHEMES = ("sim", "rtl", "ftdi", "xdma")
 
 
