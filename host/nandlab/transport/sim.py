@@ -202,7 +202,13 @@ class SimTransport(Transport):
     def from_options(
         cls, options: SimOptions, url: str, *, read_only: bool = False
     ) -> SimTransport:
-        return cls(
+        board = None
+        if options.board is not None:  # before the dies open: a bad board name opens nothing
+            # here, not at the top: the board models (pydantic) only when a URL names one
+            from nandlab.boards import load_board
+
+            board = load_board(options.board)
+        bench = cls(
             options.profile,
             seed=options.seed,
             dies=options.dies,
@@ -212,6 +218,8 @@ class SimTransport(Transport):
             corrupt_param=options.corrupt_param,
             url=url,
         )
+        bench.board = board
+        return bench
 
     # ------------------------------------------------------------ interface
 
