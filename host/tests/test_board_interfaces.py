@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
-from nandlab.boards import load_board
+from nandlab.boards import BoardError, load_board
 from nandlab.boards.model import Board
 from nandlab.errors import RangeError
 from nandlab.onfi import Chip
 from nandlab.onfi.interface import BusModes, board_modes, negotiate
 from nandlab.onfi_spec.ddr_features import decode_timing_mode
-from nandlab.transport import SimTransport
+from nandlab.transport import SimTransport, open_bench
 from nandlab.vchip.die import VirtualDie
 
 
@@ -86,3 +88,19 @@ def test_use_interface_takes_the_benchs_board_file() -> None:
         assert got.config is not None and got.config.warmup_out == 2
     finally:
         bench.close()
+
+
+def test_a_sim_url_can_name_a_board(tmp_path: Path) -> None:
+    """sim://...&board=NAME: the virtual bench keeps to that board file, as the FPGA bench it
+    describes would; an unknown board is refused before any die opens."""
+    url = f"sim://tlc-48l?seed=1&board=kcu105-fmc-nand&state={tmp_path}"
+    with open_bench(url) as bench:
+        assert bench.board is not None and bench.board.name == "kcu105-fmc-nand"
+        got = Chip(bench).negotiate_interface()
+        assert (got.interface, got.mode) == ("nv-ddr2", 7)
+    with open_bench(f"sim://tlc-48l?seed=1&state={tmp_path}") as bench:
+        assert bench.board is None
+        assert Chip(bench).negotiate_interface().interface == "nv-ddr3"
+    with pytest.raises(BoardError, match="no-such-board"):
+        open_bench(f"sim://tlc-48l?board=no-such-board&state={tmp_path / 'x'}")
+    assert not (tmp_path / "x").exists()
