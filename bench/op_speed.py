@@ -24,7 +24,11 @@ machine, the full physics of every cell: retention, disturb, RTN). Goal for a re
 that cannot reach 10x: cpu / floor <= 1.5. The last lines say, per read op, the CPU
 a 10x op would have against the floor of its sensings alone.
 
-    .venv/bin/python bench/op_speed.py [--profiles a,b] [--pages N]
+--paths both measures every profile twice in the same run, first with one bus call per
+instruction (`SimTransport.whole_op = False`, "single"), then with the whole-op bus path
+(each run of bus instructions handed to the die in one call, "whole", the default).
+
+    .venv/bin/python bench/op_speed.py [--profiles a,b] [--pages N] [--paths whole|single|both]
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ import numpy as np
 from nandlab.onfi import Chip
 from nandlab.onfi.testmode import TestMode
 from nandlab.profiles import builtin_names, load_profile
-from nandlab.transport import open_bench
+from nandlab.transport import SimTransport, open_bench
 from sense_floor import touch_floor_us
 
 GOALS = {"mws_1wl": 1.0, "mws_4blk": 1.0, "mws_4blk_new": 1.0}
@@ -87,10 +91,12 @@ def warm_up(chip: Chip, block: int, datas: list[bytes]) -> None:
     chip.erase_block(block)
 
 
-def measure(profile: str, pages: int) -> dict[str, Figure | None]:
+def measure(profile: str, pages: int, whole_op: bool) -> dict[str, Figure | None]:
     rng = np.random.default_rng(1)
     figs: dict[str, Figure | None] = {}
     with open_bench(f"sim://{profile}?seed=1&fresh=1") as bench:
+        assert isinstance(bench, SimTransport)
+        bench.whole_op = whole_op
         chip = Chip(bench)
         chip.identify()
         geo = chip.geometry
@@ -155,18 +161,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--profiles", default=",".join(builtin_names()))
     ap.add_argument("--pages", type=int, default=24, help="pages programmed and read per op")
+    ap.add_argument("--paths", choices=("whole", "single", "both"), default="whole",
+                    help="bus path: whole-op (default), one call per instruction, or both")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["NANDLAB_DATA_DIR"] = tmp  # bad-block tables and images stay out of ~
         print("# busy / CPU and busy / wall per op (higher is better; goal >= 10, MWS >= 1)")
-        print(f"{'profile':<11} {'op':<14} {'busy_ms':>9} {'cpu_ms':>9} {'wall_ms':>9} "
+        paths = {"whole": [True], "single": [False], "both": [False, True]}[args.paths]
+        print(f"{'profile':<11} {'path':<6} {'op':<14} {'busy_ms':>9} {'cpu_ms':>9} {'wall_ms':>9} "
               f"{'busy/cpu':>9} {'busy/wall':>9}  {'goal':<6} {'floor_ms':>9} {'cpu/floor':>9}")
         short: list[str] = []
         for profile in args.profiles.split(","):
             floor_s = touch_floor_us(load_profile(profile).geometry.cells_per_wl) * 1e-6
-            for op, fig in measure(profile, args.pages).items():
+            for whole_op, op, fig in [
+                (w, op, fig) for w in paths for op, fig in measure(profile, args.pages, w).items()
+            ]:
+                path = "whole" if whole_op else "single"
                 if fig is None:
-                    print(f"{profile:<11} {op:<14} {'n/a':>9}")
+                    print(f"{profile:<11} {path:<6} {op:<14} {'n/a':>9}")
                     continue
                 goal = GOALS.get(op, 10.0)
                 ratio = fig.busy_s / fig.cpu_s
@@ -176,7 +188,7 @@ def main() -> None:
                     f"{fig.cpu_s / (fig.sensings * floor_s):9.3g}" if fig.sensings else ""
                 )
                 print(
-                    f"{profile:<11} {op:<14} {fig.busy_s * 1e3:9.2f} {fig.cpu_s * 1e3:9.2f} "
+                    f"{profile:<11} {path:<6} {op:<14} {fig.busy_s * 1e3:9.2f} {fig.cpu_s * 1e3:9.2f} "
                     f"{fig.wall_s * 1e3:9.2f} {ratio:9.3g} {fig.busy_s / fig.wall_s:9.3g}  "
                     f"{verdict:<6}{floor}"
                 )
@@ -184,7 +196,7 @@ def main() -> None:
                     budget, least = fig.busy_s / goal, fig.sensings * floor_s
                     why = "the floor alone is over it" if least > budget else "under the floor"
                     short.append(
-                        f"#   {profile} {op}: {goal:g}x allows {budget * 1e3:.3f} ms CPU, the "
+                        f"#   {profile} {path} {op}: {goal:g}x allows {budget * 1e3:.3f} ms CPU, the "
                         f"floor of its {fig.sensings} sensings is {least * 1e3:.3f} ms ({why})"
                     )
         if short:
