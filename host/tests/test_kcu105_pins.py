@@ -1,9 +1,9 @@
 """The KCU105 board file's NAND pins against the KCU105's FMC LPC pin table.
 
-The table below is written from the board's documentation (Xilinx UG917, FMC LPC
-J2 connections, as the KCU105 master constraints list them) and was cross-checked
-against Analog Devices' public fmcomms2 / KCU105 constraints for LA00-LA16 and
-LA19-LA28: each LA pair's P and N package pins. It is an independent reference for
+The table below (the FMC LPC J2 connections of Xilinx UG917) was written down from
+public KCU105 constraint files: a KCU105 design's full commented FMC LPC LA list,
+cross-checked against Analog Devices' fmcomms2 / KCU105 constraints, which agree for
+LA00-LA16 and LA19-LA28: each LA pair's P and N package pins. It is an independent reference for
 the board file, which only names package pins."""
 
 from __future__ import annotations
