@@ -50,7 +50,8 @@ def test_reduced_run_reports_every_claim(tmp_path: Path) -> None:
         # the month inside the margin (where worn pages may answer wrong) is the full run's
         (
             "  - bake: {retention: 1mo@30C}\n  - sim_search: {masks: 2, queries: 3}\n"
-            "  - sim_search: {masks: 2, queries: 3, policy: sample-only}\n"
+            "  - sim_search: {masks: 2, queries: 3, threshold: 0}\n"
+            "  - sim_search: {masks: 2, queries: 3, threshold: 0, policy: sample-only}\n"
             "  - bake: {retention: 11mo@30C}\n",
             "  - bake: {retention: 1y@30C}\n",
         ),
@@ -68,18 +69,22 @@ def test_reduced_run_reports_every_claim(tmp_path: Path) -> None:
     assert runner.invoke(cli, ["report", str(out / "s")]).exit_code == 0
     report = (out / "s" / "report.md").read_text()
     rows = _rows(out / "s")
-    # bytes per point query, recomputed from the rows: every in-chip hit moved the same
-    hits = [
+    # bytes per point query, recomputed from the rows: every in-chip hit of a policy moved
+    # the same; t = 2 gathers the key chunk too (68 B more out, 64 B more to the host)
+    found = [
         json.loads(r["detail"])
         for r in rows
         if r["operation"] == "sim-search:point"
         and '"path": "chip"' in r["detail"]
         and json.loads(r["detail"])["found"]
     ]
-    assert hits and {(d["host"], d["chip_out"], d["baseline_chip_out"]) for d in hits} == {
-        (128, 388, 8192)
-    }
+    for t, moved in ((0, (128, 388, 25, 8192)), (2, (192, 456, 33, 8192))):
+        mine = [d for d in found if d["threshold"] == t]
+        keys = {(d["host"], d["chip_out"], d["chip_in"], d["baseline_chip_out"]) for d in mine}
+        assert mine and keys == {moved}, t
+    hits = [d for d in found if d["threshold"] == 0]
     assert "| 64.0x | yes |" in report and "| 21.1x | yes |" in report
+    assert "| 42.7x, 18.0x | - |" in report
     # busy per in-chip point query: two page-opens (tR 16 us each) and one search (0.3 us)
     busy = [
         r["latency_us"]
@@ -93,22 +98,24 @@ def test_reduced_run_reports_every_claim(tmp_path: Path) -> None:
     # the worn block after 5 years: its pages have raw errors and the age margin reads them all
     worn = [r for r in rows if r["operation"] == "sim-search:page" and r["pec"] == 40000]
     assert any(r["errors_0to1"] + r["errors_1to0"] > 0 for r in worn)
-    line = next(
-        x
-        for x in report.splitlines()
-        if "corrupted pages caught (paper: verification read + age" in x
-    )
-    caught, corrupted = line.split("| all | ")[1].split(" |")[0].split(" of ")
-    assert caught == corrupted and int(corrupted) > 0
-    assert "| wrong answers (paper: verification read + age < 4380 h) | 0 | 0 of " in report
+    default = "default: verification read + age < 4380 h, t = 2"
+    line = next(x for x in report.splitlines() if f"read in full ({default})" in x)
+    pages, queries = line.split("| - | ")[1].split(" |")[0].split(" pages: ")
+    assert int(pages) > 0 and queries.startswith("0 / ")
+    assert f"| wrong answers ({default}) | 0 | 0 of " in report
+    # every raw-error row says where the threshold's guarantee ends on its page
+    page_rows = [json.loads(r["detail"]) for r in rows if r["operation"] == "sim-search:page"]
+    assert all(d["slots_over_threshold"] <= 504 for d in page_rows)
+    assert any(d["chunks_over_detect"] > 0 for d in page_rows)
     # Table I from the die's supply samples, against the I/O model worked by hand (slc-search:
     # io_mA 6, 10 pF, 2.5 rising edges a byte, VCCQ 1.8 V): SiM at 80 MT/s (12.5 ns a byte),
-    # 388 B out at 6 + 10e-12 x 1.8 x 2.5 x 80e6 = 9.6 mA, 24 B in at the static 6 mA;
+    # 388 B out at 6 + 10e-12 x 1.8 x 2.5 x 80e6 = 9.6 mA, 25 B in at the static 6 mA;
     # the full reads' 8192 B at 800 MT/s (1.25 ns) at 6 + 36 = 42 mA
-    sim_nJ = 1.8 * (388 * 12.5 * 9.6 + 24 * 12.5 * 6.0) / 1000
+    sim_nJ = 1.8 * (388 * 12.5 * 9.6 + 25 * 12.5 * 6.0) / 1000
     full_nJ = 1.8 * 8192 * 1.25 * 42.0 / 1000
     measured = [d for d in hits if "io_nJ" in d]
     assert measured and all(abs(d["io_nJ"] - sim_nJ) < 0.01 for d in measured)
     assert all(abs(d["baseline_io_nJ"] - full_nJ) < 0.01 for d in measured)
-    assert {(d["io_us"], d["baseline_io_us"]) for d in measured} == {(5.15, 10.24)}
+    # (the 17 B search data in fills 212.5 ns: its window is 213 one-ns samples)
+    assert {(d["io_us"], d["baseline_io_us"]) for d in measured} == {(5.163, 10.24)}
     assert f"| {full_nJ / sim_nJ:.1f}x | no | predicted |" in report

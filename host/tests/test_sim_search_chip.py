@@ -11,6 +11,8 @@ import pytest
 
 from nandlab.onfi import Chip
 from nandlab.onfi_spec import search as fmt
+from nandlab.ops import Program
+from nandlab.sequences import core
 from nandlab.sequences import search as seq
 from nandlab.transport import open_bench
 
@@ -46,9 +48,10 @@ def _run(chip: Chip, program: seq.Program) -> list[bytes]:
     return [bytes(d) for d in chip.run(program, "test").data]
 
 
-def _search(chip: Chip, key: int, mask: int) -> np.ndarray:
+def _search(chip: Chip, key: int, mask: int, threshold: int = 0) -> np.ndarray:
     s = chip.profile.vendor.search
-    prog = seq.search(chip.sdr, s, key.to_bytes(8, "big"), mask.to_bytes(8, "big"), 10**6)
+    k, m = key.to_bytes(8, "big"), mask.to_bytes(8, "big")
+    prog = seq.search(chip.sdr, s, k, m, threshold, 10**6)
     return fmt.bitmap_bits(_run(chip, prog)[0])
 
 
@@ -120,7 +123,37 @@ def test_page_open_cache_keeps_the_active_page_until_close(chip: Chip) -> None:
     )
     # page-close with nothing pending: no active page, a search is ignored (FFh out)
     _run(chip, seq.page_close(chip.sdr, s, 0))
-    assert _run(chip, seq.search(chip.sdr, s, b"\0" * 8, b"\0" * 8, 10**6))[0] == b"\xff" * 64
+    assert _run(chip, seq.search(chip.sdr, s, b"\0" * 8, b"\0" * 8, 0, 10**6))[0] == b"\xff" * 64
+
+
+def test_threshold_reports_slots_within_t_failed_bits(chip: Chip) -> None:
+    """The failed-bit count of each 64-bitline group against t: a slot differing from the
+    key in d masked bits is reported exactly when d <= t; unmasked differences count for
+    nothing; a threshold past 63 makes the search a no-op (FFh out)."""
+    values = _values(11)
+    _store(chip, 4, values)
+    plain = fmt.derandomize(BLOCK, 4, 0, fmt.encode_page(BLOCK, 4, values.astype(">u8").tobytes()))
+    slots = [int.from_bytes(plain[i : i + 8], "big") for i in range(0, fmt.DATA_BYTES, 8)]
+    _open(chip, 4, sample=0)
+    rng = np.random.default_rng(12)
+    for _ in range(12):
+        key = int(rng.integers(0, 1 << 63)) | int(rng.integers(0, 2)) << 63
+        mask = int(rng.integers(0, 1 << 63)) << 1 | 1
+        distance = [bin((v ^ key) & mask).count("1") for v in slots]
+        for t in (0, 1, 2, 17, 30, 63):
+            got = _search(chip, key, mask, t)
+            assert got.tolist() == [d <= t for d in distance], (hex(key), hex(mask), t)
+    near = int(values[20]) ^ 0b101 << 30  # two bits away from slot 28
+    assert not _search(chip, near, (1 << 64) - 1, 1)[fmt.HEADER_SLOTS + 20]
+    assert _search(chip, near, (1 << 64) - 1, 2)[fmt.HEADER_SLOTS + 20]
+    assert _search(chip, near, ~(0b101 << 30) & ((1 << 64) - 1), 0)[fmt.HEADER_SLOTS + 20]
+    s = chip.profile.vendor.search
+    din = b"\0" * 16 + bytes([fmt.MAX_THRESHOLD + 1])
+    prog = Program().cmd(s.search_cmd) + core.data_in(chip.sdr, din)
+    prog += Program().cmd(s.search_confirm) + core.busy(chip.sdr, 10**6)
+    assert _run(chip, prog + core.data_out(chip.sdr, 64))[0] == b"\xff" * 64
+    with pytest.raises(ValueError, match="threshold 64 out of range 0..63"):
+        seq.search(chip.sdr, s, b"\0" * 8, b"\0" * 8, 64, 10**6)
 
 
 def test_search_sees_raw_bit_errors_of_the_sensed_page(

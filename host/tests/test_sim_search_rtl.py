@@ -26,12 +26,12 @@ def _session() -> Program:
     row = geo.row_bytes(5, 0)
     prog = Program().ce(0) + core.reset(t, 10**7)
     prog += seq.page_open(t, s, row, fmt.SAMPLE_BYTES, 10**7)
-    for key, mask in (
-        (b"\xff" * 8, b"\xff" * 8),
-        (b"\x12" * 8, b"\x0f" * 8),
-        (b"\0" * 8, b"\0" * 8),
+    for key, mask, threshold in (
+        (b"\xff" * 8, b"\xff" * 8, 0),
+        (b"\x12" * 8, b"\x0f" * 8, 3),
+        (b"\0" * 8, b"\0" * 8, 0),
     ):
-        prog += seq.search(t, s, key, mask, 10**7)
+        prog += seq.search(t, s, key, mask, threshold, 10**7)
     prog += seq.page_open_cache(t, s, geo.row_bytes(5, 1), 10**7)
     prog += seq.page_close(t, s, fmt.SAMPLE_BYTES)
     return prog + seq.gather(t, s, fmt.chunk_map([0, 9, 63]))

@@ -39,14 +39,21 @@ def test_btree_leaf_point_query_and_bytes_moved(sim: SimSearch) -> None:
         assert sim.point_query((BLOCK, 0), (BLOCK, 1), int(keys[i])) == int(values[i])
     absent = int(keys[5]) + 1 if keys[6] != keys[5] + 1 else int(keys[5]) + 2
     assert sim.point_query((BLOCK, 0), (BLOCK, 1), absent) is None
-    sim.traffic = type(sim.traffic)()
-    assert sim.point_query((BLOCK, 0), (BLOCK, 1), int(keys[200])) == int(values[200])
-    t = sim.traffic
-    # counted from the op programs: 256 B verification read + 64 B bitmap + one 64 B chunk
-    # with its 4 ECC bytes out of the chip; key + mask + chunk bitmap in; 128 B to the host
-    assert (t.chip_out, t.chip_in, t.host) == (256 + 64 + 68, 16 + 8, 128)
+    exact = SimSearch(sim.chip, clock=sim.clock, threshold=0)
+    for s in (sim, exact):
+        s.traffic = type(s.traffic)()
+        assert s.point_query((BLOCK, 0), (BLOCK, 1), int(keys[200])) == int(values[200])
+    # counted from the op programs. The paper's search (t = 0): 256 B verification read +
+    # 64 B bitmap + the value chunk with its 4 ECC bytes out of the chip; key + mask +
+    # threshold + chunk bitmap in; 128 B to the host
+    t = exact.traffic
+    assert (t.chip_out, t.chip_in, t.host) == (256 + 64 + 68, 17 + 8, 128)
     assert 2 * 4096 / t.host == 64.0
-    assert 21.0 < 2 * 4096 / t.chip_out < 21.5
+    assert 21.0 < 2 * 4096 / t.chip_out < 21.2
+    # the tolerant search (t = 2) gathers the candidate's key chunk as well: one more chunk
+    # map in, one more chunk with its ECC out, one more 64 B to the host
+    t = sim.traffic
+    assert (t.chip_out, t.chip_in, t.host) == (256 + 64 + 2 * 68, 17 + 2 * 8, 192)
 
 
 def test_secondary_index_bitweaving_masks_and_gather(sim: SimSearch) -> None:
@@ -61,9 +68,17 @@ def test_secondary_index_bitweaving_masks_and_gather(sim: SimSearch) -> None:
         for g, a, c, u in zip(gender, age, city, uid, strict=True)
     ]
     sim.store(BLOCK, 2, rows)
-    female_in_city3 = sim.search(BLOCK, 2, 1 << 63 | 3 << 48, 1 << 63 | 0xFF << 48)
+    key, mask = 1 << 63 | 3 << 48, 1 << 63 | 0xFF << 48
+    female_in_city3 = SimSearch(sim.chip, clock=sim.clock, threshold=0).search(BLOCK, 2, key, mask)
     want = [i + fmt.HEADER_SLOTS for i in range(fmt.DATA_SLOTS) if gender[i] == 1 and city[i] == 3]
     assert female_in_city3.path == "chip" and female_in_city3.slots == want and want
+    # t = 2 over a 9-bit field: many slots are within two bits (335 here), every chunk holding
+    # one is gathered (63 x 68 B: still less than a full read's 4352) and confirmed on the host
+    before = sim.traffic.chip_out
+    tolerant = sim.search(BLOCK, 2, key, mask)
+    assert tolerant.path == "chip" and tolerant.slots == want
+    assert tolerant.candidates == 335
+    assert sim.traffic.chip_out - before == 256 + 64 + 63 * 68
     ids = sim.slots_of(BLOCK, 2, female_in_city3.slots, opened=True)
     assert sorted(v & ((1 << 48) - 1) for v in ids.values()) == sorted(
         int(uid[s - 8]) for s in want
@@ -124,9 +139,59 @@ def test_default_policy_is_the_papers_age_margin(sim: SimSearch) -> None:
     hit = sim.search(BLOCK, 10, key)  # written at time 0: far older than 6 months
     assert sim.max_age_s == 4380 * 3600.0
     assert hit.path == "fallback:age" and hit.slots == [375] and hit.corrected_bits == 1
-    ablation = SimSearch(sim.chip, max_age_s=None)  # the sample alone: it misses the error
+    # the sample alone with the paper's exact search: it misses the error, a wrong answer
+    ablation = SimSearch(sim.chip, max_age_s=None, threshold=0)
     assert ablation.search(BLOCK, 10, key).path == "chip"
-    assert ablation.search(BLOCK, 10, key).slots == []  # the wrong answer the margin prevents
+    assert ablation.search(BLOCK, 10, key).slots == []
+    # the tolerant search needs no margin for one error: the slot is a candidate, its chunk
+    # is corrected by the ECC and the host confirms it
+    tolerant = SimSearch(sim.chip, max_age_s=None).search(BLOCK, 10, key)
+    assert (tolerant.path, tolerant.slots, tolerant.corrected_bits) == ("chip", [375], 1)
+
+
+def test_errors_in_a_matching_slot_within_t_are_still_found(sim: SimSearch) -> None:
+    """Raw bit errors outside the verification read, on a page younger than the margin: the
+    paper's exact search misses the slot; t = 2 finds it (one error per chunk: corrected) or
+    refuses to answer (two in one chunk: the ECC sees them), never answers wrong."""
+    young = 0.0  # _raw_page writes timestamp 0: the page is new by this clock
+    policies = {t: SimSearch(sim.chip, clock=lambda: young, threshold=t) for t in (0, 1, 2)}
+    # one error in the key's slot (chunk 47), one in another chunk (chunk 50)
+    values = _raw_page(sim, 13, [3000 * 8 + 1, 3200 * 8 + 6], seed=13)
+    key = int(values[(3000 - 64) // 8])
+    assert policies[0].search(BLOCK, 13, key).slots == []  # the paper's search: missed
+    for t in (1, 2):
+        hit = policies[t].search(BLOCK, 13, key)
+        assert (hit.path, hit.slots, hit.corrected_bits) == ("chip", [375], 1)
+        assert hit.candidates == 1
+    # two errors in the key's slot: t = 1 cannot see it (the bound: more than t errors);
+    # t = 2 makes it a candidate, the chunk ECC detects the double error and the page's
+    # full read cannot correct written errors at any offset: no answer, not a wrong one
+    values = _raw_page(sim, 14, [3000 * 8 + 1, 3000 * 8 + 60], seed=14)
+    key = int(values[(3000 - 64) // 8])
+    assert policies[0].search(BLOCK, 14, key).slots == []
+    assert policies[1].search(BLOCK, 14, key).slots == []
+    with pytest.raises(UncorrectableData):
+        policies[2].search(BLOCK, 14, key)
+    assert policies[2].stats.chunk_fallbacks == 1
+
+
+def test_tolerant_search_is_bit_identical_to_exact_on_a_clean_page(sim: SimSearch) -> None:
+    rng = np.random.default_rng(15)
+    values = rng.integers(0, 1 << 63, fmt.DATA_SLOTS, dtype=np.uint64)
+    values[rng.integers(0, fmt.DATA_SLOTS, 30)] = values[7]
+    sim.store(BLOCK, 15, [int(v) for v in values])
+    exact = SimSearch(sim.chip, clock=sim.clock, threshold=0)
+    paths = set()
+    for i in range(24):
+        key = int(values[rng.integers(0, fmt.DATA_SLOTS)]) ^ (i % 2)
+        mask = FULL if i < 8 else int(rng.integers(1, 1 << 63)) << int(rng.integers(0, 2))
+        a, b = sim.search(BLOCK, 15, key, mask), exact.search(BLOCK, 15, key, mask)
+        want = [(int(v) ^ key) & mask == 0 for v in values]
+        assert a.matches.tolist() == b.matches.tolist()
+        assert a.matches[fmt.HEADER_SLOTS :].tolist() == want and b.path == "chip"
+        paths.add(a.path)
+    assert paths == {"chip"}
+    assert sum(int(b.matches.sum()) for b in [exact.search(BLOCK, 15, int(values[7]))]) >= 30
 
 
 def test_measure_io_runs_at_the_match_and_storage_rates(sim: SimSearch) -> None:
@@ -136,10 +201,11 @@ def test_measure_io_runs_at_the_match_and_storage_rates(sim: SimSearch) -> None:
     io.store(BLOCK, 11, [int(k) for k in keys])
     io.store(BLOCK, 12, [int(k) ^ 0xFF for k in keys])
     assert io.point_query((BLOCK, 11), (BLOCK, 12), int(keys[9])) == int(keys[9]) ^ 0xFF
-    # NV-DDR3 mode 1 (80 MT/s, ONFI: 12.5 ns a byte): 388 B out + 24 B in
-    assert sim.chip.interface.mode == 1 and io.traffic.io_ns == (388 + 24) * 12.5
+    # NV-DDR3 mode 1 (80 MT/s, ONFI: 12.5 ns a byte): 456 B out + 33 B in, each transfer's
+    # window a whole number of 1 ns samples (the 17-byte search data in: 212.5 -> 213 ns)
+    assert sim.chip.interface.mode == 1 and io.traffic.io_ns == (456 + 33) * 12.5 + 0.5
     io.page_read(BLOCK, 11, 4096)  # storage mode: NV-DDR3 mode 10, 800 MT/s
-    assert sim.chip.interface.mode == 10 and io.traffic.io_ns == 5150 + 4096 * 1.25
+    assert sim.chip.interface.mode == 10 and io.traffic.io_ns == 6113 + 4096 * 1.25
     assert io.traffic.io_nJ > 0
     io.restore_interface()
     assert sim.chip.interface.interface == "sdr"
@@ -199,6 +265,9 @@ def test_bad_inputs_are_refused(sim: SimSearch, tmp_path_factory: pytest.TempPat
         sim.gather(BLOCK, 0, [64])
     with pytest.raises(RangeError, match="505 slots"):
         sim.store(BLOCK, 9, list(range(505)))
+    for t in (-1, 64):
+        with pytest.raises(RangeError, match=f"threshold {t} out of range 0..63"):
+            SimSearch(sim.chip, threshold=t)
     state = tmp_path_factory.mktemp("mlc")
     with open_bench(f"sim://mlc-64l?seed=1&fresh=1&state={state}") as bench:
         chip = Chip(bench)

@@ -27,9 +27,11 @@ Commands (bytes from `vendor.search`; the row is the part's row address cycles):
   stays the search operand and nothing is output (the paper's page-open-cache).
 - page-close: CMD close_cmd: releases the active page; a page loaded by
   page-open-cache becomes the active one and data out reads it from column 0.
-- search: CMD search_cmd, DIN key (8 B) + mask (8 B), CMD search_confirm; busy
-  t_search_us; data out reads the `BITMAP_BYTES` bitmap: bit s (byte s // 8,
-  bit s % 8) is 1 where (slot s XOR key) AND mask is zero on the sensed bits.
+- search: CMD search_cmd, DIN key (8 B) + mask (8 B) + threshold t (1 B), CMD
+  search_confirm; busy t_search_us; data out reads the `BITMAP_BYTES` bitmap: bit s
+  (byte s // 8, bit s % 8) is 1 where (slot s XOR key) AND mask has at most t one bits
+  on the sensed page (the failed-bit count of the slot's 64-bitline group against t;
+  t = 0 is the exact match). A t above `MAX_THRESHOLD` makes the search a no-op.
 - gather: CMD gather_cmd, DIN chunk bitmap (8 B, bit c = chunk c), CMD
   gather_confirm; data out reads each selected chunk, in chunk order, as its
   64 stored bytes followed by its 4 ECC bytes (`GATHER_UNIT`).
@@ -59,6 +61,15 @@ SPARE_BYTES = CHUNKS * CHUNK_ECC_BYTES
 GATHER_UNIT = CHUNK_BYTES + CHUNK_ECC_BYTES
 SAMPLE_BYTES = 256
 """The verification read: the header chunk and the first three data chunks."""
+SEARCH_DIN_BYTES = 2 * KEY_BYTES + 1
+"""A search's data in: key, mask and the failed-bit threshold."""
+MAX_THRESHOLD = SLOT_BYTES * 8 - 1
+"""The largest failed-bit threshold: a group counts 0..64 failed bits, and t = 64 would
+report every slot."""
+CHUNK_DETECTS = 2
+"""Bit errors per chunk (data + its ECC bytes) the chunk code always sees: SEC-DED corrects
+one and detects two (minimum distance 4); three or more can be miscorrected, and then only
+the CRC-16 stands between a miscorrection and the host (it misses 1 in 2^16)."""
 HEADER_SLOTS = CHUNK_SLOTS
 DATA_SLOTS = SLOTS - HEADER_SLOTS
 USER_HEADER_BYTES = (HEADER_SLOTS - 3) * SLOT_BYTES
@@ -190,6 +201,15 @@ def timestamp_of(plain_header: bytes) -> int:
 
 
 # ------------------------------------------------------------------ bitmaps
+
+
+def search_din(key: bytes, mask: bytes, threshold: int) -> bytes:
+    """The data-in bytes of a search: key, mask (8 B each) and the failed-bit threshold."""
+    if len(key) != KEY_BYTES or len(mask) != KEY_BYTES:
+        raise ValueError(f"key and mask are {KEY_BYTES} bytes each")
+    if not 0 <= threshold <= MAX_THRESHOLD:
+        raise ValueError(f"failed-bit threshold {threshold} out of range 0..{MAX_THRESHOLD}")
+    return key + mask + bytes([threshold])
 
 
 def bitmap_bits(bitmap: bytes) -> np.ndarray:

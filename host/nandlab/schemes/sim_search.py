@@ -6,11 +6,15 @@ protocol in `nandlab.onfi_spec.search`):
 - `store` writes a SiM page: 504 eight-byte data slots behind the
   verification header, chunk-randomised, with each chunk's ECC in the spare.
 - `search(block, page, key, mask)` opens the page with its 256-byte
-  verification read and checks magic and CRC-64 (the optimistic path); when
-  they hold, the die's bitmap is the answer. When they fail, the page is read
-  in full, every chunk is corrected by its ECC (with read-retry over the read
-  reference offsets until every chunk decodes), and the match is computed on
-  the host: the answer is the corrected page's, or `UncorrectableData`.
+  verification read and checks magic and CRC-64 and the page's age. When they
+  hold, the chip searches with the failed-bit threshold t (default 2): every
+  slot within t bits of the key under the mask is a candidate; the candidates'
+  chunks are gathered with their ECC, corrected, and compared exactly on the
+  host (t = 0 takes the chip's bitmap as the answer: the paper's search). When
+  a check fails or a gathered chunk fails its ECC, the page is read in full, every chunk is
+  corrected by its ECC (with read-retry over the read reference offsets until
+  every chunk decodes), and the match is computed on the host: the answer is
+  the corrected page's, or `UncorrectableData`.
 - `gather(block, page, chunks)` returns the chosen chunks, each checked and
   corrected by its own ECC (the concatenated code); a chunk that fails falls
   back to the full, retried read.
@@ -20,15 +24,14 @@ protocol in `nandlab.onfi_spec.search`):
 What each call moved is counted from the op programs it ran (`Traffic`):
 bytes on the chip bus in each direction and bytes handed to the host.
 
-The optimistic path is the paper's (Sec. IV-C2) in full: the verification read
-(magic + CRC-64 over the first 256 bytes) AND the page's age from the header's
-write timestamp against a safety margin (`max_age_s`, default 6 months): a page
-failing either is read in full. The sample sees nothing of the other 3840
-bytes; the margin is what keeps them out of an answer, on the paper's premise
-that SLC pages show no raw bit error while they are young ([16]; the committed
-run of characterization/sim measures it on this part). `max_age_s=None` drops
-the margin: the ablation that shows what the sample alone misses (it can answer
-wrong, and the campaign counts it); no policy of the paper.
+What the threshold buys: a matching slot is missed only if it has more than t
+raw bit errors under the mask, and an answer is wrong only then or when a chunk
+with three or more errors is miscorrected and passes its CRC-16. With t = 2, the
+errors the chunk code always detects, no page whose chunks each hold at most two
+raw bit errors (data and ECC bytes) can give a wrong answer, young or old. The
+verification read and the age margin (`max_age_s`, default 6 months: the
+paper's Sec. IV-C2) stay in front: pages failing either are read in full;
+`max_age_s=None` drops the margin (an ablation).
 `SearchAnswer.path` says which path produced each answer.
 
 With `measure_io` (a bench with "power"), SiM commands run in the part's match mode
@@ -42,7 +45,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -54,14 +56,14 @@ from nandlab.onfi.target import Controller
 from nandlab.onfi_spec.nvddr_timing import mode_for_rate
 from nandlab.onfi_spec.search import (
     CHUNK_BYTES,
-    CHUNK_ECC_BYTES,
+    CHUNK_DETECTS,
     CHUNK_SLOTS,
     CHUNKS,
     DATA_BYTES,
     DATA_SLOTS,
     GATHER_UNIT,
     HEADER_SLOTS,
-    KEY_BYTES,
+    MAX_THRESHOLD,
     SAMPLE_BYTES,
     SLOT_BYTES,
     SLOTS,
@@ -75,10 +77,18 @@ from nandlab.onfi_spec.search import (
 )
 from nandlab.ops import Din, Dout, Program, Results
 from nandlab.profiles import Profile
+from nandlab.schemes.sim_search_data import (
+    FULL_MASK,
+    SearchAnswer,
+    Stats,
+    Traffic,
+    as_word,
+    correct_page,
+    host_match,
+)
 from nandlab.sequences import core
 from nandlab.sequences import search as seq
 
-FULL_MASK = (1 << 64) - 1
 SAFETY_MARGIN_S = 4380 * 3600.0
 """The age margin (6 months): the paper names no value. Below it the part's SLC pages must
 be error-free for the optimistic path to be right: on slc-search fresh pages are at any wear,
@@ -90,75 +100,10 @@ IO_INTERFACE = "nv-ddr3"
 """The interface of the paper's bus rates (Table II: match mode is NV-DDR3 timing mode 1)."""
 IO_PERIOD_NS = 1
 """POWER sample period of the I/O windows: a byte at 800 MT/s is 1.25 ns."""
-
-
-@dataclass
-class Traffic:
-    """Bytes moved: chip bus data in / out (from the op programs) and bytes to the host;
-    sensings, the busy time the chip reported and its energy estimated from the datasheet
-    currents (`nandlab.analysis.operation_energy_uJ`: reads at read current, searches at
-    standby current like a latch XOR); with `measure_io`, the data transfers' bus time and
-    I/O energy from the bench's supply samples."""
-
-    chip_in: int = 0
-    chip_out: int = 0
-    host: int = 0
-    sensings: int = 0
-    busy_us: float = 0.0
-    energy_uJ: float = 0.0
-    io_ns: int = 0
-    io_nJ: float = 0.0
-
-    def add(self, program: Program) -> None:
-        for ins in program:
-            if isinstance(ins, Din):
-                self.chip_in += len(ins.data)
-            elif isinstance(ins, Dout):
-                self.chip_out += ins.n
-
-
-@dataclass(frozen=True)
-class SearchAnswer:
-    """Matching data slots (bool per slot 0..511; header slots always False), the path
-    that produced them ("chip" or "fallback"), read-retries and bits the ECC corrected."""
-
-    block: int
-    page: int
-    matches: np.ndarray
-    path: str
-    retries: int = 0
-    corrected_bits: int = 0
-
-    @property
-    def slots(self) -> list[int]:
-        return [int(s) for s in np.flatnonzero(self.matches)]
-
-
-@dataclass
-class Stats:
-    """Counts over a SimSearch's life: optimistic hits, fallbacks, retries."""
-
-    chip_answers: int = 0
-    fallbacks: int = 0
-    retries: int = 0
-    corrected_bits: int = 0
-    chunk_fallbacks: int = 0
-
-
-def as_word(value: int | bytes, what: str) -> bytes:
-    """A 64-bit key or mask as its 8 big-endian bytes; RangeError for any other width."""
-    if isinstance(value, bytes | bytearray):
-        if len(value) != KEY_BYTES:
-            raise RangeError(f"{what} is {len(value)} bytes; SiM keys and masks are 8 bytes")
-        return bytes(value)
-    if not 0 <= value <= FULL_MASK:
-        raise RangeError(f"{what} {value:#x} does not fit 64 bits (0..{FULL_MASK:#x})")
-    return int(value).to_bytes(KEY_BYTES, "big")
-
-
-def slot_values(data: bytes) -> np.ndarray:
-    """The 512 slots of a plain data area as big-endian uint64."""
-    return np.frombuffer(data[:DATA_BYTES], dtype=">u8").astype(np.uint64)
+DEFAULT_THRESHOLD = CHUNK_DETECTS
+"""The search's failed-bit threshold: the bit errors a chunk code always sees. A matching
+slot with at most this many raw bit errors is a candidate, and its chunk (holding at least
+those errors) is either corrected or refused by the chunk ECC, never passed on wrong."""
 
 
 class SimSearch:
@@ -175,17 +120,27 @@ class SimSearch:
         retry_offsets_mV: Sequence[float] = RETRY_OFFSETS_MV,
         max_age_s: float | None = SAFETY_MARGIN_S,
         clock: Callable[[], float] = time.time,
+        threshold: int = DEFAULT_THRESHOLD,
         measure_io: bool = False,
     ) -> None:
         """Pages written more than `max_age_s` ago by `clock` (seconds; the clock `store`
         timestamps with) are read in full: the paper's safety margin. None: the ablation
-        without it (the verification read alone; can answer wrong). `measure_io`: run at
+        without it (the verification read alone decides). `threshold`: the search's
+        failed-bit threshold t; t >= 1 makes the chip's bitmap a candidate list that the
+        host confirms on the gathered, ECC-checked chunks; t = 0 takes the bitmap as the
+        answer (the paper's search; RangeError outside 0..63). `measure_io`: run at
         the part's match / storage bus rates and measure each transfer's I/O energy
         (UnsupportedCapability without "power"; RangeError when no NV-DDR3 mode has the
         rate, or the part or bench does not run it); `restore_interface` puts the bus back."""
         problem = self.unsupported(chip)
         if problem is not None:
             raise UnsupportedCapability(problem)
+        if not 0 <= threshold <= MAX_THRESHOLD:
+            raise RangeError(
+                f"sim-search failed-bit threshold {threshold} out of range 0..{MAX_THRESHOLD} "
+                "(bits of a 64-bit slot that may differ from the key)"
+            )
+        self.threshold = threshold
         self.chip = chip
         spec = chip.profile.vendor.search
         assert spec is not None
@@ -321,7 +276,7 @@ class SimSearch:
                 if retry:
                     self.chip.set_read_offset_mV(0, mV)
                 raw, _ = self.page_read(block, page, geo.total_bytes)
-                fixed = _correct_page(raw, geo.page_bytes)
+                fixed = correct_page(raw, geo.page_bytes)
                 if fixed is not None:
                     stored, bits = fixed
                     self.stats.retries += retry
@@ -362,31 +317,81 @@ class SimSearch:
     def search(
         self, block: int, page: int, key: int | bytes, mask: int | bytes = FULL_MASK
     ) -> SearchAnswer:
-        """Data slots of the page whose bits under `mask` equal `key`'s (64-bit, big endian)."""
+        """Data slots of the page whose bits under `mask` equal `key`'s (64-bit, big endian).
+        With threshold 0 the chip's bitmap is the answer; with t >= 1 it names candidates,
+        whose chunks are gathered, corrected by their ECC and compared on the host."""
         k, m = as_word(key, "key"), as_word(mask, "mask")
-        reason = self.open(block, page)
+        reason, n = self.open(block, page), 0
         if reason is None:
+            t = self.threshold
             out = self._run(
-                seq.search(self.chip.sdr, self._spec, k, m, self.chip.timeouts.read),
+                seq.search(self.chip.sdr, self._spec, k, m, t, self.chip.timeouts.read),
                 f"SiM search b{block}/p{page}",
                 "xor",
             )
             bits = bitmap_bits(out[0])[:SLOTS].copy()
             bits[:HEADER_SLOTS] = False
-            self.stats.chip_answers += 1
             self.traffic.host += len(out[0])
-            return SearchAnswer(block, page, bits, "chip")
+            n = int(bits.sum())
+            confirmed = self._confirm(block, page, bits, k, m) if t else (bits, 0)
+            if not isinstance(confirmed, str):
+                self.stats.chip_answers += 1
+                self.stats.corrected_bits += confirmed[1]
+                return SearchAnswer(block, page, confirmed[0], "chip", 0, confirmed[1], n)
+            reason = confirmed
         data, retries, fixed = self.read_verified(block, page)
         self.stats.fallbacks += 1
         self.traffic.host += DATA_BYTES
         path = f"fallback:{reason}"
-        return SearchAnswer(block, page, host_match(data, k, m), path, retries, fixed)
+        return SearchAnswer(block, page, host_match(data, k, m), path, retries, fixed, n)
+
+    def _confirm(
+        self, block: int, page: int, candidates: np.ndarray, key: bytes, mask: bytes
+    ) -> tuple[np.ndarray, int] | str:
+        """The candidates' chunks gathered and compared exactly on the host: (matches, bits
+        the ECC corrected); or "ecc" when a chunk fails its ECC (the page is then read in
+        full). All 63 data chunks with their ECC (4284 B) still cost less than a full read."""
+        chunks = sorted({int(s) // CHUNK_SLOTS for s in np.flatnonzero(candidates)})
+        got = self._gathered(block, page, chunks) if chunks else ({}, 0)
+        if got is None:
+            self.stats.chunk_fallbacks += 1
+            return "ecc"
+        plain = bytearray(DATA_BYTES)
+        seen = np.zeros(SLOTS, dtype=bool)
+        for c, data in got[0].items():
+            plain[c * CHUNK_BYTES : (c + 1) * CHUNK_BYTES] = data
+            seen[c * CHUNK_SLOTS : (c + 1) * CHUNK_SLOTS] = True
+        self.traffic.host += CHUNK_BYTES * len(chunks)
+        # every slot of a gathered chunk is known exactly: the host's answer for all of them
+        return host_match(bytes(plain), key, mask) & seen, got[1]
+
+    def _gathered(
+        self, block: int, page: int, chosen: Sequence[int]
+    ) -> tuple[dict[int, bytes], int] | None:
+        """gather on the active page: plain chosen chunks, each corrected by its ECC, and the
+        bits corrected; None when some chunk fails its ECC."""
+        out = self._run(
+            seq.gather(self.chip.sdr, self._spec, chunk_map(chosen)),
+            f"SiM gather b{block}/p{page}",
+            "xor",
+        )[0]
+        result: dict[int, bytes] = {}
+        corrected = 0
+        for i, c in enumerate(chosen):
+            unit = out[i * GATHER_UNIT : (i + 1) * GATHER_UNIT]
+            fixed = correct_chunk(unit[:CHUNK_BYTES], unit[CHUNK_BYTES:])
+            if fixed is None:
+                return None
+            corrected += fixed[1]
+            result[c] = derandomize(block, page, c, fixed[0])
+        return result, corrected
 
     def gather(
         self, block: int, page: int, chunks: Iterable[int], *, opened: bool = False
     ) -> dict[int, bytes]:
         """Plain bytes of the chosen chunks (chunk -> 64 B), each corrected by its ECC; opens
-        the page first unless `opened` (the page a search just opened)."""
+        the page first unless `opened` (the page a search just opened). A chunk that fails
+        its ECC sends the page to the full, retried read."""
         chosen = sorted(set(int(c) for c in chunks))
         for c in chosen:
             if not 0 <= c < CHUNKS:
@@ -395,23 +400,14 @@ class SimSearch:
             return {}
         if not opened:
             self.open(block, page, verify=False)
-        out = self._run(
-            seq.gather(self.chip.sdr, self._spec, chunk_map(chosen)),
-            f"SiM gather b{block}/p{page}",
-            "xor",
-        )[0]
-        result: dict[int, bytes] = {}
-        for i, c in enumerate(chosen):
-            unit = out[i * GATHER_UNIT : (i + 1) * GATHER_UNIT]
-            fixed = correct_chunk(unit[:CHUNK_BYTES], unit[CHUNK_BYTES:])
-            if fixed is None:
-                self.stats.chunk_fallbacks += 1
-                data, _, _ = self.read_verified(block, page)
-                return {c: data[c * CHUNK_BYTES : (c + 1) * CHUNK_BYTES] for c in chosen}
-            self.stats.corrected_bits += fixed[1]
-            result[c] = derandomize(block, page, c, fixed[0])
+        got = self._gathered(block, page, chosen)
+        if got is None:
+            self.stats.chunk_fallbacks += 1
+            data, _, _ = self.read_verified(block, page)
+            return {c: data[c * CHUNK_BYTES : (c + 1) * CHUNK_BYTES] for c in chosen}
+        self.stats.corrected_bits += got[1]
         self.traffic.host += CHUNK_BYTES * len(chosen)
-        return result
+        return got[0]
 
     def slots_of(
         self, block: int, page: int, slots: Iterable[int], *, opened: bool = False
@@ -447,28 +443,6 @@ def _mode_at(rate_MTps: float) -> int:
     if timing.data_rate_mts != rate_MTps:
         raise RangeError(f"no {IO_INTERFACE} mode runs at {rate_MTps:g} MT/s")
     return timing.mode
-
-
-def host_match(data: bytes, key: bytes, mask: bytes) -> np.ndarray:
-    """The host's reference match over a plain data area (header slots never match)."""
-    values = slot_values(data)
-    k, m = np.uint64(int.from_bytes(key, "big")), np.uint64(int.from_bytes(mask, "big"))
-    bits = (values & m) == (k & m)
-    bits[:HEADER_SLOTS] = False
-    return bits
-
-
-def _correct_page(raw: bytes, page_bytes: int) -> tuple[bytes, int] | None:
-    """Every chunk of a stored page corrected by its ECC: (stored data, bits); None if one fails."""
-    parts, total = [], 0
-    for c in range(CHUNKS):
-        ecc = raw[page_bytes + c * CHUNK_ECC_BYTES : page_bytes + (c + 1) * CHUNK_ECC_BYTES]
-        fixed = correct_chunk(raw[c * CHUNK_BYTES : (c + 1) * CHUNK_BYTES], ecc)
-        if fixed is None:
-            return None
-        parts.append(fixed[0])
-        total += fixed[1]
-    return b"".join(parts), total
 
 
 def range_bitmap(

@@ -12,8 +12,8 @@ from nandlab.onfi_spec.search import (
     BITMAP_BYTES,
     CHUNK_MAP_BYTES,
     GATHER_UNIT,
-    KEY_BYTES,
     bitmap_bits,
+    search_din,
 )
 from nandlab.ops import Program
 from nandlab.profiles.search_model import Search
@@ -40,11 +40,13 @@ def page_close(t: SdrTiming, s: Search, sample: int) -> Program:
     return prog + data_out(t, sample) if sample else prog
 
 
-def search(t: SdrTiming, s: Search, key: bytes, mask: bytes, timeout_ns: int) -> Program:
-    """search(key, mask) on the active page: the 64-byte match bitmap."""
-    if len(key) != KEY_BYTES or len(mask) != KEY_BYTES:
-        raise ValueError(f"key and mask are {KEY_BYTES} bytes each")
-    prog = Program().cmd(s.search_cmd) + data_in(t, key + mask) + Program().cmd(s.search_confirm)
+def search(
+    t: SdrTiming, s: Search, key: bytes, mask: bytes, threshold: int, timeout_ns: int
+) -> Program:
+    """search(key, mask, threshold) on the active page: the 64-byte bitmap of the slots
+    within `threshold` failed bits of the key (0: the exact match)."""
+    din = search_din(key, mask, threshold)
+    prog = Program().cmd(s.search_cmd) + data_in(t, din) + Program().cmd(s.search_confirm)
     return prog + busy(t, timeout_ns) + data_out(t, BITMAP_BYTES)
 
 

@@ -11,8 +11,10 @@ on silicon; the die never corrects anything.
 
 A search randomises the key with each slot's stream (the deserializer), XORs
 it with the active page (Latch 3 = Latch 2 XOR Latch 4), keeps the masked
-positions and counts failed bits per 64-bitline group: a slot matches when its
-count is zero. Its busy time is the profile's t_search_us; the I/O of every
+positions and counts failed bits per 64-bitline group: a slot is reported when
+its count is at most the search's threshold t (the comparator's reference, as
+program-verify compares the same counter with its pass limit; t = 0 is the
+paper's exact match). Its busy time is the profile's t_search_us; the I/O of every
 command is clocked by the die's bus like any other data cycle.
 """
 
@@ -29,6 +31,8 @@ from nandlab.onfi_spec.search import (
     CHUNK_MAP_BYTES,
     CHUNKS,
     KEY_BYTES,
+    MAX_THRESHOLD,
+    SEARCH_DIN_BYTES,
     SLOT_BYTES,
     SLOTS,
     bitmap_bits,
@@ -140,7 +144,10 @@ class SearchEngine(DiePart):
     def _search(self) -> None:
         s, page = self._profile.vendor.search, self.active
         self._output(b"")
-        if page is None or s is None or len(self._din) < 2 * KEY_BYTES:
+        if page is None or s is None or len(self._din) < SEARCH_DIN_BYTES:
+            return
+        threshold = self._din[2 * KEY_BYTES]
+        if threshold > MAX_THRESHOLD:
             return
         key = np.frombuffer(bytes(self._din[:KEY_BYTES]), dtype=np.uint8)
         mask = np.frombuffer(bytes(self._din[KEY_BYTES : 2 * KEY_BYTES]), dtype=np.uint8)
@@ -148,7 +155,7 @@ class SearchEngine(DiePart):
         latch3 = (data ^ (key ^ page.stream)) & mask
         failed_bits = np.unpackbits(latch3, axis=1).sum(axis=1)  # one count per 64 bitlines
         self._busy(s.t_search_us)
-        self._output(bits_to_bitmap(failed_bits == 0)[:BITMAP_BYTES])
+        self._output(bits_to_bitmap(failed_bits <= threshold)[:BITMAP_BYTES])
 
     def _gather(self) -> None:
         page = self.active

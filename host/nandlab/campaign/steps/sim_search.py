@@ -17,7 +17,12 @@ is recorded as such (no answer is not a wrong answer).
 The optimistic path follows the paper's policy (`policy: paper`): verification read and
 the age margin `max_age_h` (default 6 months), the page's age being its retention age
 (pages are stored with timestamp 0 and the step's clock reads the block's retention age).
-`policy: sample-only` is the ablation without the margin (labelled so in every row).
+`policy: sample-only` is the ablation without the margin. `threshold` is the search's
+failed-bit threshold (default 2: candidates confirmed on their gathered, ECC-checked
+chunks); `threshold: 0` is the paper's exact search. Every row names both. The raw-error
+row also counts where the tolerant search's guarantee ends: data slots with more than
+`threshold` raw bit errors (a match there can be missed) and chunks (data + ECC bytes)
+with more than the code detects (a miscorrection there meets only the CRC-16).
 
 `io_energy: true` (a bench with "power") runs the SiM commands at the part's match-mode
 rate and the baseline's two full reads at its storage-mode rate, and puts each point
@@ -40,8 +45,21 @@ from nandlab.campaign.steps.base import At, Context, Outcome, StepKind, base_row
 from nandlab.campaign.unit import Unit
 from nandlab.characterize.readback import DataSpec
 from nandlab.errors import UncorrectableData
-from nandlab.onfi_spec.search import DATA_SLOTS, HEADER_SLOTS, SLOTS, encode_page
-from nandlab.schemes.sim_search import SAFETY_MARGIN_S, SearchAnswer, SimSearch, Traffic
+from nandlab.onfi_spec.search import (
+    CHUNK_BYTES,
+    CHUNK_DETECTS,
+    CHUNK_ECC_BYTES,
+    CHUNKS,
+    DATA_BYTES,
+    DATA_SLOTS,
+    HEADER_SLOTS,
+    MAX_THRESHOLD,
+    SLOT_BYTES,
+    SLOTS,
+    encode_page,
+)
+from nandlab.schemes.sim_search import DEFAULT_THRESHOLD, SAFETY_MARGIN_S, SimSearch
+from nandlab.schemes.sim_search_data import SearchAnswer, Traffic
 
 PATTERN = "sim-search"
 
@@ -56,12 +74,14 @@ class SimSearchStep(Strict):
     """Per key page: `masks` masked searches and `queries` point queries (the last absent).
     `policy`: "paper" (verification read + age margin: pages older than `max_age_h`, their
     retention age, are read in full) or "sample-only" (the ablation: the verification read
-    alone decides; it can answer wrong)."""
+    alone decides). `threshold`: the search's failed-bit threshold (0: the paper's exact
+    search, which can answer wrong where a page younger than the margin has errors)."""
 
     masks: int = Field(default=4, ge=0, le=64)
     queries: int = Field(default=4, ge=1, le=64)
     policy: Literal["paper", "sample-only"] = "paper"
     max_age_h: float = Field(default=SAFETY_MARGIN_S / 3600.0, gt=0)
+    threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0, le=MAX_THRESHOLD)
     io_energy: bool = False
 
 
@@ -138,16 +158,26 @@ class SimSearchKind(StepKind[SimSearchStep]):
         block, seed = unit.block, b.written.seed
         age_s = b.retention_age_h * 3600.0  # pages are stored with timestamp 0
         max_age_s = p.max_age_h * 3600.0 if p.policy == "paper" else None
-        sim = SimSearch(at.chip, max_age_s=max_age_s, clock=lambda: age_s, measure_io=p.io_energy)
+        sim = SimSearch(
+            at.chip,
+            max_age_s=max_age_s,
+            clock=lambda: age_s,
+            threshold=p.threshold,
+            measure_io=p.io_energy,
+        )
         base = {**base_row(unit, ctx, at.chip_id), "block": block, "scheme": PATTERN}
-        policy = {"policy": p.policy, "max_age_h": p.max_age_h if max_age_s else None}
+        policy = {
+            "policy": p.policy,
+            "max_age_h": p.max_age_h if max_age_s else None,
+            "threshold": p.threshold,
+        }
         rng = np.random.default_rng([unit.seed, 0x51])
         rows: list[dict[str, Any]] = []
         try:
             for pair in range(len(b.wls) // 2):
                 keys, values = page_values(seed, block, pair)
                 kp, vp = 2 * pair, 2 * pair + 1
-                rows.append({**base, "page": kp, **_raw_errors(at, block, kp, keys)})
+                rows.append({**base, "page": kp, **_raw_errors(at, block, kp, keys, p.threshold)})
                 truth = np.zeros(SLOTS, dtype=np.uint64)
                 truth[HEADER_SLOTS:] = keys
                 for _ in range(p.masks):
@@ -171,15 +201,27 @@ class SimSearchKind(StepKind[SimSearchStep]):
         return Outcome(rows)
 
 
-def _raw_errors(at: At, block: int, page: int, keys: np.ndarray) -> dict[str, Any]:
+def _raw_errors(
+    at: At, block: int, page: int, keys: np.ndarray, threshold: int
+) -> dict[str, Any]:
     written = np.frombuffer(_stored(block, page, keys), dtype=np.uint8)
     read = np.frombuffer(at.chip.read_page(block, page).data, dtype=np.uint8)
+    flips = np.unpackbits(written ^ read)
+    slots = flips[: DATA_BYTES * 8].reshape(SLOTS, SLOT_BYTES * 8).sum(axis=1)[HEADER_SLOTS:]
+    chunks = flips[: DATA_BYTES * 8].reshape(CHUNKS, CHUNK_BYTES * 8).sum(axis=1)
+    chunks += flips[DATA_BYTES * 8 :].reshape(CHUNKS, CHUNK_ECC_BYTES * 8).sum(axis=1)
+    detail = {
+        "slot_errors_max": int(slots.max()),
+        "slots_over_threshold": int((slots > threshold).sum()),
+        "chunks_over_detect": int((chunks > CHUNK_DETECTS).sum()),
+    }
     return {
         "operation": "sim-search:page",
         "reference": "written",
         "bits": int(written.size * 8),
         "errors_0to1": int(np.unpackbits(~written & read).sum()),
         "errors_1to0": int(np.unpackbits(written & ~read).sum()),
+        "detail": json.dumps(detail),
     }
 
 
@@ -218,7 +260,9 @@ def _mask_row(
     if hit is None:
         return {**row, "detail": json.dumps({**detail, "path": "uncorrectable"})}
     got = hit.matches
-    detail.update(path=hit.path, retries=hit.retries, matches=int(want.sum()))
+    detail.update(
+        path=hit.path, retries=hit.retries, matches=int(want.sum()), candidates=hit.candidates
+    )
     return {
         **row,
         "bits": DATA_SLOTS,
@@ -236,7 +280,7 @@ def _point_row(
     got: int | None = None
     try:
         hit = sim.search(block, pages[0], key)
-        detail.update(path=hit.path, retries=hit.retries)
+        detail.update(path=hit.path, retries=hit.retries, candidates=hit.candidates)
         if hit.slots:
             slot = hit.slots[0]
             got = sim.slots_of(block, pages[1], [slot])[slot]
