@@ -8,7 +8,8 @@ mode) between ready and data out, tCCS after a column change. Fragments carry
 no CE instruction, so they compose with `+`; the caller selects the target.
 Instructions are frozen values, so the parts of the most frequent fragments that
 depend only on the timing mode, length and timeout (all of READ STATUS, a page
-read after its address) are built once and shared by the programs made from them.
+read after its address, the confirm and busy of a page program or a block erase) are
+built once and shared by the programs made from them.
 Addresses are the address cycles as the target takes them (column cycles then
 row cycles, or row cycles alone), first cycle first. WAIT_RDY timeouts are the
 caller's: it knows the part's tR / tPROG / tBERS / tFEAT, and its tCCS (the
@@ -210,7 +211,20 @@ def multiplane_read(
 
 def page_program(t: SdrTiming, cycles: bytes, data: DataIn, timeout_ns: int) -> Program:
     """PROGRAM 80h-10h: data in after tADL, busy tPROG."""
-    return program_pages(t, [(cycles, data)], Cmd.PROGRAM_CONFIRM, timeout_ns)
+    prog = _append_address(Program(_PROGRAM), cycles).delay(t.tADL)
+    prog.append(data) if isinstance(data, DinPattern) else prog.din(bytes(data))
+    return prog.extend(_confirm_busy(t, Cmd.PROGRAM_CONFIRM, timeout_ns))
+
+
+_PROGRAM = tuple(Program().cmd(Cmd.PROGRAM))
+_ERASE = tuple(Program().cmd(Cmd.ERASE))
+"""The PROGRAM (80h) and ERASE (60h) instructions, built once (see `_READ`)."""
+
+
+@lru_cache(maxsize=64)
+def _confirm_busy(t: SdrTiming, confirm: int, timeout_ns: int) -> tuple[Instruction, ...]:
+    """A confirm command, then busy: the end of a page program or a block erase."""
+    return tuple(Program().cmd(confirm) + busy(t, timeout_ns))
 
 
 def cache_program(t: SdrTiming, pages: Sequence[tuple[bytes, DataIn]], timeout_ns: int) -> Program:
@@ -249,7 +263,8 @@ def copyback(
 
 def erase(t: SdrTiming, row: bytes, timeout_ns: int) -> Program:
     """ERASE 60h-D0h of the block of the `row` cycles: busy tBERS."""
-    return multiplane_erase(t, [row], timeout_ns)
+    prog = _append_address(Program(_ERASE), row)
+    return prog.extend(_confirm_busy(t, Cmd.ERASE_CONFIRM, timeout_ns))
 
 
 def multiplane_erase(t: SdrTiming, rows: Sequence[bytes], timeout_ns: int) -> Program:
