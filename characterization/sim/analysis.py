@@ -140,7 +140,8 @@ def compare(rows: Sequence[Row]) -> list[dict[str, Any]]:
             "within": wrong_slots == 0 and bool(clean_masks),
         }
     )
-    for policy in sorted({p["policy"] for p in ps.values()}, key=_is_default, reverse=True):
+    # the default first, then the ablations by name (set order varies between runs)
+    for policy in sorted({p["policy"] for p in ps.values()}, key=lambda p: (not _is_default(p), p)):
         claims += _policy_claims(policy, [p for p in ps.values() if p["policy"] == policy])
     found = _in_chip_points(ps, _exact)
     points = [_detail(q) for q in found]
