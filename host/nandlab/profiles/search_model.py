@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 class Search(BaseModel):
     """Search-in-Memory commands: page-open CMD open_cmd, ADDR row, CMD open_confirm (or
     open_cache_confirm: load while the active page stays active); page-close CMD close_cmd;
-    search CMD search_cmd, DIN key + mask, CMD search_confirm, DOUT bitmap; gather CMD
-    gather_cmd, DIN chunk bitmap, CMD gather_confirm, DOUT chunks with their ECC."""
+    search CMD search_cmd, DIN key + mask + threshold, CMD search_confirm, DOUT bitmap;
+    gather CMD gather_cmd, DIN chunk bitmap, CMD gather_confirm, DOUT chunks with their ECC."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # as model._Strict
 
