@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
@@ -41,11 +42,14 @@ def test_cox_pm_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_sim_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     doc = _search(
         tmp_path, monkeypatch, "sim://slc-search?seed=2", "--scheme", "sim-search",
-        "--count", "1", "--masks", "1", "--queries", "2", "--yes",
+        "--count", "1", "--masks", "1", "--queries", "2", "--threshold", "0", "--yes",
     )  # fmt: skip
     ops = [r["operation"] for r in doc["rows"]]
     assert ops == ["sim-search:page", "sim-search:mask", "sim-search:point", "sim-search:point"]
     assert all(r["bit errors"] == 0 and r["path"] in ("-", "chip") for r in doc["rows"])
+    rows = pq.read_table(Path(doc["run_dir"], "measurements.parquet")).to_pylist()
+    queries = [r for r in rows if r["operation"].startswith("sim-search:")]
+    assert queries and {json.loads(r["detail"])["threshold"] for r in queries} == {0}
 
 
 @pytest.mark.parametrize(
@@ -54,6 +58,8 @@ def test_sim_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         (["sim://tlc-coxpm", "--scheme", "cox-pm"], "add --yes"),
         (["sim://tlc-coxpm", "--scheme", "cox-pm", "--pattern", "x" * 33, "--yes"], "33 bytes"),
         (["sim://slc-search", "--scheme", "sim-search", "--single", "--yes"], "cox-pm options"),
+        (["sim://tlc-coxpm", "--scheme", "cox-pm", "--threshold", "1", "--yes"], "sim-search op"),
+        (["sim://slc-search", "--scheme", "sim-search", "--threshold", "64", "--yes"], "0<=x<=63"),
         # a plain part on a bench without the read-stream kernel: refused before the erase
         (["sim://tlc-48l", "--scheme", "cox-pm", "--yes"], "cannot do 'fpga_coxpm'"),
     ],

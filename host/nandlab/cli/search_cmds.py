@@ -55,6 +55,9 @@ COLUMNS = ("page", "operation", "path", "answer", "latency_us", "energy_uJ", "bi
 @click.option("--max-age-h", type=click.FloatRange(min=0, min_open=True), default=None,
               help="sim-search: read pages older than this in full (the paper's age margin; "
               "default 4380 h).")  # fmt: skip
+@click.option("--threshold", type=click.IntRange(0, 63), default=None,
+              help="sim-search: the search's failed-bit threshold (candidates confirmed on "
+              "their gathered chunks; 0: the paper's exact search; default 2).")  # fmt: skip
 @run_options
 def search(
     url: str,
@@ -66,6 +69,7 @@ def search(
     masks: int,
     queries: int,
     max_age_h: float | None,
+    threshold: int | None,
     opts: RunOptions,
 ) -> None:
     """Search data stored in flash, inside the chip (cox-pm, sim-search).
@@ -81,8 +85,8 @@ def search(
     """
     if scheme == "sim-search" and (patterns or single):
         raise UsageError("--pattern and --single are cox-pm options")
-    if scheme == "cox-pm" and (max_age_h is not None):
-        raise UsageError("--max-age-h is a sim-search option")
+    if scheme == "cox-pm" and (max_age_h is not None or threshold is not None):
+        raise UsageError("--max-age-h and --threshold are sim-search options")
     if not opts.dry_run:
         require_yes(opts.yes, "search (it erases and programs the block)")
     if scheme == "cox-pm":
@@ -95,7 +99,8 @@ def search(
             {"erase": {}},
             {"sim_store": {"pairs": count}},
             {"sim_search": {"masks": masks, "queries": queries,
-                            **({} if max_age_h is None else {"max_age_h": max_age_h})}},
+                            **({} if max_age_h is None else {"max_age_h": max_age_h}),
+                            **({} if threshold is None else {"threshold": threshold})}},
         ]
     campaign = {
         "name": "search",
