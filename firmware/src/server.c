@@ -189,6 +189,12 @@ static int load(const uint32_t *arg, uint32_t *result)
         *result = 2;
         return FW_ERR_BAD_ARG;
     }
+    /* Before the answer: a host that sees DONE must then see no version
+     * until the new image has booted, and so leaves shared RAM (the image)
+     * alone while it is copied. The heater stays off across the reboot. */
+    uint32_t detail;
+    thermal_set(false, false, 0, &detail);
+    hal_reg_write(R(MBX_FW_VERSION), 0);
     load_image = img;
     load_words = arg[1];
     *result = arg[1];
@@ -298,10 +304,6 @@ void fw_poll(void)
     hal_reg_write(R(MBX_RESULT), result);
     set_status(err == FW_OK ? FW_DONE : FW_ERROR, (uint32_t)err);
     if (load_image != NULL) {
-        /* the heater off and no firmware shown until the new one boots */
-        uint32_t detail;
-        thermal_set(false, false, 0, &detail);
-        hal_reg_write(R(MBX_FW_VERSION), 0);
         const uint32_t *img = load_image;
         load_image = NULL;
         hal_boot_image(img, load_words);
