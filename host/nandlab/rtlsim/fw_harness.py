@@ -96,8 +96,8 @@ async def boot(dut: Any, profile: Profile, seed: int) -> VirtualDie:
     return die
 
 
-def run_tests(test_module: str, test_dir: Path, sim: str, plusargs: tuple[str, ...] = ()
-              ) -> tuple[int, int, Path]:
+def run_tests(test_module: str, test_dir: Path, sim: str, plusargs: tuple[str, ...] = (),
+              extra_env: dict[str, str] | None = None) -> tuple[int, int, Path]:
     """Cross-build the firmware into `test_dir`, build the harness on `sim` (kept under
     hw/tb/build/nandlab_fw_soc/ for the next run) and run the cocotb tests of
     `test_module` (a module on sys.path, the caller's folder); (tests, failed, log)."""
@@ -126,6 +126,7 @@ def run_tests(test_module: str, test_dir: Path, sim: str, plusargs: tuple[str, .
         hdl_toplevel=TOPLEVEL, hdl_toplevel_lang="verilog", test_module=test_module,
         build_dir=build, test_dir=test_dir / "run", timescale=sim_env.TIMESCALE,
         plusargs=[f"+firmware={test_dir / 'nandlab.hex'}", *plusargs], log_file=log,
+        extra_env=extra_env or {},
     )
     total, failed = get_results(results)
     return total, failed, log
