@@ -4,7 +4,9 @@ The chip layer and the campaign hand-off run on it unchanged: the host's own
 programs go through the firmware's RUN_PROGRAM, loops through its `firmware`
 role, and the rows equal those of host-driven loops on a sim:// die of the
 same profile and seed (busy times within three clocks a wait: the RTL counts
-whole clocks and sees R/B# through two flops).
+whole clocks and sees R/B# through two flops). The URL's ELF is a build of its
+own version (minor 0x7F): the bench boots the checkout's firmware and loads it
+through the mailbox, so everything below runs on the loaded image.
 """
 
 from __future__ import annotations
@@ -22,15 +24,18 @@ from nandlab.transport.sim import SimTransport
 FIRMWARE = Path(__file__).resolve().parents[1]
 SEED, BLOCK = 4, 2
 CLK_NS = 10
+LOADED_MINOR = 0x7F
 
 
 def test_firmware_bench_by_url(tmp_path: Path) -> None:
-    subprocess.run(["make", "-s", "-C", str(FIRMWARE), "all", f"BUILD={tmp_path}"],
+    subprocess.run(["make", "-s", "-C", str(FIRMWARE), "all", f"BUILD={tmp_path}",
+                    f"FW_CFLAGS=-DFW_VERSION_MINOR={LOADED_MINOR}u"],
                    check=True, capture_output=True)
     url = f"rtl://?profile={TB_PROFILE}&seed={SEED}&firmware={tmp_path / 'nandlab.elf'}"
     with Bench.open(url) as board, Bench(SimTransport(load_profile(TB_PROFILE), seed=SEED,
                                                       dies=1, persist=False)) as host:
         assert board.has("firmware") and not host.has("firmware")
+        assert board.transport.describe()["firmware"] == (1, 0, LOADED_MINOR)  # LOAD ran
         chips = []
         for bench in (board, host):
             chip = Chip(bench.transport)

@@ -10,9 +10,12 @@ programs the host runs go through RUN_PROGRAM; the bench declares the
 
     rtl://?profile=host/nandlab/rtlsim/slc-tb-tiny.yaml&firmware=firmware/build/nandlab.elf
 
-Options as `rtl://` (profile, seed; one die) plus firmware=PATH (the ELF from
-`make -C firmware`). Needs a repository checkout, Icarus (`iverilog`),
-cocotb, `pythondata-cpu-picorv32` and the RISC-V binutils (for the BRAM image).
+Options as `rtl://` (profile, seed; one die) plus firmware=PATH (an ELF from
+`make -C firmware`). As on a board, the CPU boots the image its BRAM was built
+with (here the checkout's firmware/build/nandlab.elf, made if missing) and the
+host loads PATH through the mailbox (`Mailbox.load_firmware`, the LOAD command)
+when it differs. Needs a repository checkout, Icarus (`iverilog`), cocotb,
+`pythondata-cpu-picorv32` and the RISC-V toolchain (for the boot image).
 The session holds every permit for the host's own programs. Slow: the CPU
 and the bus are simulated clock by clock (a minute or more to boot and run a
 few loops on the test die).
@@ -33,6 +36,7 @@ from typing import Any
 
 from nandlab.errors import TransportError
 from nandlab.firmware import Mailbox, Permit
+from nandlab.firmware.image import load_elf, readmemh
 from nandlab.firmware.loops import MailboxLoops
 from nandlab.ops import Program, Results, decode_results
 from nandlab.profiles import Profile, load_profile
@@ -54,6 +58,19 @@ _U32 = struct.Struct("<I")
 def harness_dir() -> Path:
     """firmware/sim of the checkout this package runs from."""
     return Path(__file__).resolve().parents[3] / "firmware" / "sim"
+
+
+def _boot_image() -> list[int]:
+    """The BRAM's image at power-up: the checkout's own firmware build (as the
+    bitstream's, hw/vivado/kcu105/cpu_bd.tcl), made if it is not there."""
+    elf = harness_dir().parent / "build" / "nandlab.elf"
+    if not elf.is_file():
+        if shutil.which("riscv64-unknown-elf-gcc") is None:
+            raise TransportError("rtl://...?firmware= needs the RISC-V toolchain for its boot "
+                                 "image (Debian: gcc-riscv64-unknown-elf, make setup)")
+        subprocess.run(["make", "-s", "-C", str(elf.parents[1]), "all"], check=True,
+                       capture_output=True)
+    return load_elf(elf.read_bytes())
 
 
 class _Port:
@@ -109,15 +126,12 @@ class FirmwareRtlTransport(Transport):
             import pythondata_cpu_picorv32
         except (sim_env.SimulatorMissing, ImportError) as exc:
             raise TransportError(f"rtl://...?firmware= cannot simulate: {exc}") from None
-        objcopy = shutil.which("riscv64-unknown-elf-objcopy")
-        if objcopy is None:
-            raise TransportError("rtl://...?firmware= needs riscv64-unknown-elf-objcopy "
-                                 "(Debian: binutils-riscv64-unknown-elf, make setup)")
+        wanted = load_elf(elf.read_bytes())
+        boot = _boot_image()
         self._tmp = tempfile.TemporaryDirectory(prefix="nandlab-fw-rtl-")
         tmp = Path(self._tmp.name)
-        image = tmp / "nandlab.hex"
-        subprocess.run([objcopy, "-O", "verilog", "--verilog-data-width=4", str(elf), str(image)],
-                       check=True, capture_output=True)
+        image = tmp / "boot.hex"
+        image.write_text(readmemh(boot))
         parameters = {"CLK_PERIOD_PS": CLK_PS}
         folder = sim_env.build_dir_for(TOPLEVEL, SIM, parameters)
         runner = sim_env.runner_for(SIM)
@@ -150,6 +164,8 @@ class FirmwareRtlTransport(Transport):
         self._closed = False
         port = _Port(self._sock, self.log_path)
         self.mailbox = Mailbox(port, port, port.wait)
+        if wanted != boot:
+            self.mailbox.load_firmware(wanted)
         self.mailbox.session(Permit.ERASE | Permit.PROGRAM | Permit.TEST_MODE)
         self._roles = Roles(firmware=MailboxLoops(
             self.mailbox, standing=Permit.ERASE | Permit.PROGRAM | Permit.TEST_MODE))
