@@ -15,7 +15,13 @@ import subprocess
 from pathlib import Path
 
 from nandlab.bench import Bench
-from nandlab.campaign.steps.onboard import PATTERNS, Loop, pe_loop_rows, sweep_loop_rows
+from nandlab.campaign.steps.onboard import (
+    PATTERNS,
+    Loop,
+    hist_loop_rows,
+    pe_loop_rows,
+    sweep_loop_rows,
+)
 from nandlab.onfi import Chip
 from nandlab.profiles import load_profile
 from nandlab.rtlsim.sim_env import TB_PROFILE
@@ -57,5 +63,12 @@ def test_firmware_bench_by_url(tmp_path: Path) -> None:
                          for b, c in zip((board, host), chips, strict=True))
         assert [(r["offset"], r["err_0to1"], r["err_1to0"]) for r in got_s] == \
             [(r["offset"], r["err_0to1"], r["err_1to0"]) for r in want_s]
+        # the Vth histogram on PicoRV32 (CHANGE READ COLUMN and the inverted compare
+        # through the real sequencer and comparator) against the host-driven one
+        got_h, want_h = (hist_loop_rows(b, c, loop, feature, offsets)
+                         for b, c in zip((board, host), chips, strict=True))
+        assert [(r["offset"], r["ones_below"], r["zeros_below"]) for r in got_h] == \
+            [(r["offset"], r["ones_below"], r["zeros_below"]) for r in want_h]
+        assert want_h[0]["zeros_below"] < want_h[-1]["zeros_below"]
         # the host's own page read through the firmware: the same bytes as on sim://
         assert chips[0].read_page(BLOCK, 0).data == chips[1].read_page(BLOCK, 0).data
