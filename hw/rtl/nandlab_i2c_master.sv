@@ -35,7 +35,7 @@ module nandlab_i2c_master (
     output reg         sda_oe
 );
     typedef enum logic [3:0] {
-        S_IDLE, S_START1, S_START2, S_START3, S_START4,
+        S_IDLE, S_START0, S_START1, S_START2, S_START3, S_START4,
         S_BIT1, S_BIT2, S_BIT3, S_BIT4, S_STOP1, S_STOP2, S_STOP3
     } state_t;
 
@@ -76,7 +76,7 @@ module nandlab_i2c_master (
                 bit_q <= 4'd8;
                 cnt_q <= reload;
                 if (cmd_write) nacked <= 1'b0;
-                state_q <= cmd_start ? S_START1 :
+                state_q <= cmd_start ? S_START0 :
                            (cmd_write || cmd_read) ? S_BIT1 :
                            cmd_stop ? S_STOP1 : S_IDLE;
                 if (cmd_start) sda_oe <= 1'b0;  // SDA up first (SCL may be low: a repeated START)
@@ -88,6 +88,9 @@ module nandlab_i2c_master (
         end else begin
             cnt_q <= reload;
             case (state_q)
+                // two quarters before SCL rises: a repeated START follows a held
+                // bus, whose SCL low must last tLOW like any other
+                S_START0: state_q <= S_START1;
                 S_START1: begin scl_oe <= 1'b0; state_q <= S_START2; end
                 S_START2: begin sda_oe <= 1'b1; state_q <= S_START3; end  // SDA falls, SCL high
                 S_START3: begin scl_oe <= 1'b1; state_q <= S_START4; end
