@@ -36,7 +36,7 @@ from nandlab.characterize.readback import STRING_CHECKER, DataSpec, page_data
 from nandlab.onfi_spec.testmode import ESP_STEP_UNIT_MV
 from nandlab.profiles import load_profile
 from nandlab.vchip import CellArray
-from nandlab.vchip.physics import IsppTune
+from nandlab.vchip.physics import RTN_TABLE_ONE, IsppTune
 from scipy import stats
 
 PAPER_BITS = 4.83e11
@@ -54,6 +54,7 @@ class Tally:
     errors: int = 0
     mws_bits: int = 0  # MWS result bits compared (Sec. 5.2)
     mws_errors: int = 0
+    expected: float = 0.0  # RTN-driven errors the read cells' own Vth_eff give (see _expected)
     cpu_s: float = 0.0
 
     def add(self, other: Tally) -> None:
@@ -86,6 +87,7 @@ def _block(a: CellArray, block: int, tune: IsppTune, pec: int, hours: float, see
         got = a.sense(block, wl, ref, slc=True)
         t.errors += int(np.unpackbits(got ^ page).sum())
         t.cells += 8 * page.size
+        t.expected += _expected(a, block, wl, page, ref)
     for sub in range(subs):
         string = list(range(sub, g.wls_per_block, subs))
         # every string WL in one 2-operand AND (the checker-string phases alternate along the
@@ -101,11 +103,36 @@ def _block(a: CellArray, block: int, tune: IsppTune, pec: int, hours: float, see
     return t
 
 
-def worker(args: tuple[int, int, int, int, float, float, float, int]) -> Tally:
+def _expected(a: CellArray, block: int, wl: int, page: np.ndarray, ref: float) -> float:
+    """Sum over the WL's cells of the probability that the read noise alone makes the cell
+    read wrong, given its simulated deterministic Vth_eff (the drift the sensing just used,
+    kept by the array): P(L > margin / b) = exp(-margin / b) / 2 for the Laplacian RTN of
+    scale b. An estimate from the simulated cells, not a count: it resolves rates far below
+    1 / cells read, and tells whether the counted errors are RTN-driven."""
+    hit = a._drift.entries.get((block, wl))
+    coeffs = a._coeffs
+    assert hit is not None and coeffs is not None
+    drifted = hit[1].astype(np.float64)
+    b = coeffs[1].rtn_per_unit * RTN_TABLE_ONE
+    bits = np.unpackbits(page, bitorder="little")[: drifted.size].astype(bool)
+    # a programmed cell (bit 0) errs above ref -> below; an erased one (bit 1) the reverse
+    margin = np.where(bits, ref - drifted, drifted - ref)
+    ok = margin > 0  # cells already on the wrong side are counted by the read itself
+    return float(0.5 * np.exp(-margin[ok] / b).sum())
+
+
+def worker(args: tuple[int, int, int, int, float, float, float, int, dict[str, float]]) -> Tally:
     """Blocks of chips chip0, chip0 + stride, ... until `cells` ESP cells are read or the
     deadline passes."""
-    chip0, stride, seed, pec, hours, raise_mV, deadline, cells = args
+    chip0, stride, seed, pec, hours, raise_mV, deadline, cells, shortfall = args
     prof = load_profile(PROFILE)
+    if shortfall:  # candidate values of the SLC verify shortfall (a refit)
+        short = prof.physics.slc_verify_shortfall
+        assert short is not None
+        phys = prof.physics.model_copy(
+            update={"slc_verify_shortfall": short.model_copy(update=shortfall)}
+        )
+        prof = prof.model_copy(update={"physics": phys})
     phys = prof.physics
     isp = phys.slc_ispp or phys.ispp
     tune = IsppTune(isp.start_mV, ESP_STEP_MV, phys.slc_verify_mV + raise_mV, 0)
@@ -135,13 +162,16 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=25)
     ap.add_argument("--verify-raise", type=float, default=1000.0,
                     help="ESP verify raise (mV): 1000 = 1.94 x tPROG, fig11-zero.yaml's")
+    ap.add_argument("--knee-mV", type=float, help="try this SLC verify shortfall knee (max_mV)")
+    ap.add_argument("--tail-mV", type=float, help="try this shortfall tail width (tail_mV)")
     ap.add_argument("--json", help="also write the tally here")
     a = ap.parse_args()
     start = time.time()
     deadline = start + 60.0 * a.max_minutes
     share = int(np.ceil(a.bits / a.workers))
-    jobs = [(w, a.workers, a.seed, a.pec, a.retention_h, a.verify_raise, deadline, share)
-            for w in range(a.workers)]
+    shortfall = {k: v for k, v in (("max_mV", a.knee_mV), ("tail_mV", a.tail_mV)) if v is not None}
+    jobs = [(w, a.workers, a.seed, a.pec, a.retention_h, a.verify_raise, deadline, share,
+             shortfall) for w in range(a.workers)]
     total = Tally()
     if a.workers == 1:
         total.add(worker(jobs[0]))
@@ -155,6 +185,8 @@ def main() -> None:
           f"ESP verify +{a.verify_raise:g} mV, {total.blocks} blocks")
     print(f"esp_cells_read: {total.cells:.4g}  errors: {total.errors}  "
           f"95% upper bound: {upper_bound(total.errors, total.cells):.3g} per bit")
+    print(f"esp_rtn_expected: {total.expected:.3g} errors, {total.expected / total.cells:.3g} "
+          f"per bit (RTN's exact tail over the read cells' simulated Vth: an estimate)")
     print(f"mws_result_bits: {total.mws_bits:.4g}  errors: {total.mws_errors}  "
           f"95% upper bound: {upper_bound(total.mws_errors, total.mws_bits):.3g} per bit "
           f"(operand cells: the ESP cells above)")
@@ -167,6 +199,7 @@ def main() -> None:
             json.dump({**asdict(total), "wall_s": wall, "rate": rate, "pec": a.pec,
                        "retention_h": a.retention_h, "profile": PROFILE,
                        "verify_raise_mV": a.verify_raise,
+                       "esp_rtn_expected_per_bit": total.expected / max(total.cells, 1),
                        "esp_upper_bound": upper_bound(total.errors, total.cells),
                        "mws_upper_bound": upper_bound(total.mws_errors, total.mws_bits)}, f)
 
