@@ -71,7 +71,7 @@ test-firmware: setup
 # Firmware in the loop: the cross-built ELF on PicoRV32 beside nandlab_core and a
 # virtual die (firmware/sim: Icarus and Verilator, the rtl://...?firmware= bench with
 # the mailbox loader, and the I2C / PWM peripherals against datasheet models and a
-# thermal plant; about 15 minutes once built: not part of make test).
+# thermal plant; about 6 minutes once built: not part of make test).
 test-firmware-loop: setup
 	$(BIN)/pytest -q -p no:cacheprovider firmware/sim
 
