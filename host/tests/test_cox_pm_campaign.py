@@ -54,9 +54,12 @@ def test_reduced_run_reports_every_claim(tmp_path: Path) -> None:
         ("count: 3", "count: 1"),
         ("sweep: [1, 1000, 2000]", "sweep: [2000]"),
         ("pages: 12", "pages: 3"),
-        ("  - bake: {retention: 1mo@30C}\n  - cox_pm: {}\n", ""),
-        ("  - bake: {retention: 2mo@30C}\n  - cox_pm: {}\n", ""),
-        ("  - bake: {retention: 3mo@30C}\n  - cox_pm: {}\n", "  - bake: {retention: 6mo@30C}\n"),
+        ("  - bake: {retention: 1mo@30C}\n  - cox_pm: {allow_test_mode: true}\n", ""),
+        ("  - bake: {retention: 2mo@30C}\n  - cox_pm: {allow_test_mode: true}\n", ""),
+        (
+            "  - bake: {retention: 3mo@30C}\n  - cox_pm: {allow_test_mode: true}\n",
+            "  - bake: {retention: 6mo@30C}\n",
+        ),
         ("analysis: analysis.py", f"analysis: {PIF / 'analysis.py'}"),
     ):
         assert old in text

@@ -25,7 +25,7 @@ def test_cox_pm_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     doc = _search(
         tmp_path, monkeypatch, "sim://tlc-coxpm?seed=2", "--scheme", "cox-pm", "--count", "3",
         "--pattern", "special requests", "--pattern", "green almond", "--pattern",
-        "PROMO BRUSHED", "--yes",
+        "PROMO BRUSHED", "--allow-test-mode", "--yes",
     )  # fmt: skip
     matches = [r for r in doc["rows"] if r["operation"] == "cox-pm:match"]
     # page 0 holds a planted string (every third page does), pages 1 and 2 none
@@ -42,7 +42,8 @@ def test_cox_pm_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_sim_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     doc = _search(
         tmp_path, monkeypatch, "sim://slc-search?seed=2", "--scheme", "sim-search",
-        "--count", "1", "--masks", "1", "--queries", "2", "--threshold", "0", "--yes",
+        "--count", "1", "--masks", "1", "--queries", "2", "--threshold", "0",
+        "--allow-test-mode", "--yes",
     )  # fmt: skip
     ops = [r["operation"] for r in doc["rows"]]
     assert ops == ["sim-search:page", "sim-search:mask", "sim-search:point", "sim-search:point"]
@@ -68,9 +69,31 @@ def test_refusals(
     args: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "data"))
-    ran = CliRunner().invoke(cli, ["search", *args, "--out", str(tmp_path / "runs"), "--fresh"])
+    ran = CliRunner().invoke(
+        cli, ["search", *args, "--allow-test-mode", "--out", str(tmp_path / "runs"), "--fresh"]
+    )
     assert ran.exit_code != 0 and message in ran.output, ran.output
     assert not list(tmp_path.glob("runs/*/run.json")), "a refused search made a run"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sim://tlc-coxpm", "--scheme", "cox-pm", "--yes"],
+        ["sim://slc-search", "--scheme", "sim-search", "--yes"],
+        ["sim://slc-search", "--scheme", "sim-search", "--dry-run"],
+    ],
+)
+def test_vendor_commands_need_the_test_mode_permit(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --allow-test-mode: refused like an unconfirmed write (exit 2), nothing run,
+    no die image written."""
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path / "data"))
+    ran = CliRunner().invoke(cli, ["search", *args, "--out", str(tmp_path / "runs")])
+    assert ran.exit_code == 2, ran.output
+    assert "add --allow-test-mode" in ran.output
+    assert not list(tmp_path.glob("runs/*")) and not list(tmp_path.glob("data/**/*.npz"))
 
 
 @pytest.mark.parametrize("scheme", ["cox-pm", "sim-search"])

@@ -45,7 +45,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CoxPmScan]:
     with open_bench(f"sim://tlc-coxpm?seed=21&fresh=1&state={state}") as bench:
         chip = Chip(bench)
         chip.identify()
-        yield CoxPmScan(chip)
+        yield CoxPmScan(chip, allow_test_mode=True)
 
 
 def _check(answers: list, pages: list[bytes], patterns: list[bytes]) -> None:
@@ -79,7 +79,7 @@ def test_bad_inputs_are_refused(fresh: CoxPmScan, tmp_path_factory: pytest.TempP
         fresh.set_patterns([b"x"] * 9)
     with pytest.raises(RangeError, match="33 bytes"):
         fresh.set_patterns([b"y" * 33])
-    scan = CoxPmScan(fresh.chip)
+    scan = CoxPmScan(fresh.chip, allow_test_mode=True)
     with pytest.raises(RangeError, match="set_patterns first"):
         scan.scan(3, [0])
     state = tmp_path_factory.mktemp("plain")
@@ -99,7 +99,7 @@ def test_worn_retained_block_falls_back_and_stays_right(
         assert isinstance(bench, SimTransport)
         chip = Chip(bench)
         chip.identify()
-        scan = CoxPmScan(chip)
+        scan = CoxPmScan(chip, allow_test_mode=True)
         bench.fast_forward_wear(0, 5, 2000)
         chip.erase_block(5)
         pages = _dataset(2, 6)

@@ -49,9 +49,11 @@ def test_reduced_run_reports_every_claim(tmp_path: Path) -> None:
         ("analysis: analysis.py", f"analysis: {SIM / 'analysis.py'}"),
         # the month inside the margin (where worn pages may answer wrong) is the full run's
         (
-            "  - bake: {retention: 1mo@30C}\n  - sim_search: {masks: 2, queries: 3}\n"
-            "  - sim_search: {masks: 2, queries: 3, threshold: 0}\n"
-            "  - sim_search: {masks: 2, queries: 3, threshold: 0, policy: sample-only}\n"
+            "  - bake: {retention: 1mo@30C}\n"
+            "  - sim_search: {masks: 2, queries: 3, allow_test_mode: true}\n"
+            "  - sim_search: {masks: 2, queries: 3, threshold: 0, allow_test_mode: true}\n"
+            "  - sim_search: {masks: 2, queries: 3, threshold: 0, policy: sample-only, "
+            "allow_test_mode: true}\n"
             "  - bake: {retention: 11mo@30C}\n",
             "  - bake: {retention: 1y@30C}\n",
         ),

@@ -26,7 +26,7 @@ def sim(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimSearch]:
         chip = Chip(bench)
         chip.identify()
         chip.erase_block(BLOCK)
-        yield SimSearch(chip)
+        yield SimSearch(chip, allow_test_mode=True)
 
 
 def test_btree_leaf_point_query_and_bytes_moved(sim: SimSearch) -> None:
@@ -39,7 +39,7 @@ def test_btree_leaf_point_query_and_bytes_moved(sim: SimSearch) -> None:
         assert sim.point_query((BLOCK, 0), (BLOCK, 1), int(keys[i])) == int(values[i])
     absent = int(keys[5]) + 1 if keys[6] != keys[5] + 1 else int(keys[5]) + 2
     assert sim.point_query((BLOCK, 0), (BLOCK, 1), absent) is None
-    exact = SimSearch(sim.chip, clock=sim.clock, threshold=0)
+    exact = SimSearch(sim.chip, clock=sim.clock, threshold=0, allow_test_mode=True)
     for s in (sim, exact):
         s.traffic = type(s.traffic)()
         assert s.point_query((BLOCK, 0), (BLOCK, 1), int(keys[200])) == int(values[200])
@@ -69,7 +69,8 @@ def test_secondary_index_bitweaving_masks_and_gather(sim: SimSearch) -> None:
     ]
     sim.store(BLOCK, 2, rows)
     key, mask = 1 << 63 | 3 << 48, 1 << 63 | 0xFF << 48
-    female_in_city3 = SimSearch(sim.chip, clock=sim.clock, threshold=0).search(BLOCK, 2, key, mask)
+    exact = SimSearch(sim.chip, clock=sim.clock, threshold=0, allow_test_mode=True)
+    female_in_city3 = exact.search(BLOCK, 2, key, mask)
     want = [i + fmt.HEADER_SLOTS for i in range(fmt.DATA_SLOTS) if gender[i] == 1 and city[i] == 3]
     assert female_in_city3.path == "chip" and female_in_city3.slots == want and want
     # t = 2 over a 9-bit field: many slots are within two bits (335 here), every chunk holding
@@ -140,12 +141,12 @@ def test_default_policy_is_the_papers_age_margin(sim: SimSearch) -> None:
     assert sim.max_age_s == 4380 * 3600.0
     assert hit.path == "fallback:age" and hit.slots == [375] and hit.corrected_bits == 1
     # the sample alone with the paper's exact search: it misses the error, a wrong answer
-    ablation = SimSearch(sim.chip, max_age_s=None, threshold=0)
+    ablation = SimSearch(sim.chip, max_age_s=None, threshold=0, allow_test_mode=True)
     assert ablation.search(BLOCK, 10, key).path == "chip"
     assert ablation.search(BLOCK, 10, key).slots == []
     # the tolerant search needs no margin for one error: the slot is a candidate, its chunk
     # is corrected by the ECC and the host confirms it
-    tolerant = SimSearch(sim.chip, max_age_s=None).search(BLOCK, 10, key)
+    tolerant = SimSearch(sim.chip, max_age_s=None, allow_test_mode=True).search(BLOCK, 10, key)
     assert (tolerant.path, tolerant.slots, tolerant.corrected_bits) == ("chip", [375], 1)
 
 
@@ -154,7 +155,10 @@ def test_errors_in_a_matching_slot_within_t_are_still_found(sim: SimSearch) -> N
     paper's exact search misses the slot; t = 2 finds it (one error per chunk: corrected) or
     refuses to answer (two in one chunk: the ECC sees them), never answers wrong."""
     young = 0.0  # _raw_page writes timestamp 0: the page is new by this clock
-    policies = {t: SimSearch(sim.chip, clock=lambda: young, threshold=t) for t in (0, 1, 2)}
+    policies = {
+        t: SimSearch(sim.chip, clock=lambda: young, threshold=t, allow_test_mode=True)
+        for t in (0, 1, 2)
+    }
     # one error in the key's slot (chunk 47), one in another chunk (chunk 50)
     values = _raw_page(sim, 13, [3000 * 8 + 1, 3200 * 8 + 6], seed=13)
     key = int(values[(3000 - 64) // 8])
@@ -180,7 +184,7 @@ def test_tolerant_search_is_bit_identical_to_exact_on_a_clean_page(sim: SimSearc
     values = rng.integers(0, 1 << 63, fmt.DATA_SLOTS, dtype=np.uint64)
     values[rng.integers(0, fmt.DATA_SLOTS, 30)] = values[7]
     sim.store(BLOCK, 15, [int(v) for v in values])
-    exact = SimSearch(sim.chip, clock=sim.clock, threshold=0)
+    exact = SimSearch(sim.chip, clock=sim.clock, threshold=0, allow_test_mode=True)
     paths = set()
     for i in range(24):
         key = int(values[rng.integers(0, fmt.DATA_SLOTS)]) ^ (i % 2)
@@ -197,7 +201,7 @@ def test_tolerant_search_is_bit_identical_to_exact_on_a_clean_page(sim: SimSearc
 def test_measure_io_runs_at_the_match_and_storage_rates(sim: SimSearch) -> None:
     rng = np.random.default_rng(12)
     keys = np.sort(rng.choice(1 << 40, fmt.DATA_SLOTS, replace=False)).astype(np.uint64)
-    io = SimSearch(sim.chip, measure_io=True)
+    io = SimSearch(sim.chip, measure_io=True, allow_test_mode=True)
     io.store(BLOCK, 11, [int(k) for k in keys])
     io.store(BLOCK, 12, [int(k) ^ 0xFF for k in keys])
     assert io.point_query((BLOCK, 11), (BLOCK, 12), int(keys[9])) == int(keys[9]) ^ 0xFF
@@ -220,7 +224,7 @@ def test_uncorrectable_page_raises_after_every_retry(sim: SimSearch) -> None:
 
 def test_aged_page_is_read_in_full(sim: SimSearch) -> None:
     now = [1000.0]
-    aged = SimSearch(sim.chip, max_age_s=3600.0, clock=lambda: now[0])
+    aged = SimSearch(sim.chip, max_age_s=3600.0, clock=lambda: now[0], allow_test_mode=True)
     aged.store(BLOCK, 7, [5, 6, 7])
     assert aged.search(BLOCK, 7, 6).path == "chip"
     now[0] += 7200.0
@@ -237,7 +241,7 @@ def test_worn_baked_pages_never_give_a_wrong_answer(
         chip.identify()
         bench.fast_forward_wear(0, BLOCK, 30000)
         chip.erase_block(BLOCK)
-        sim = SimSearch(chip)
+        sim = SimSearch(chip, allow_test_mode=True)
         rng = np.random.default_rng(7)
         pages = [rng.integers(0, 1 << 63, fmt.DATA_SLOTS, dtype=np.uint64) for _ in range(8)]
         for p, v in enumerate(pages):

@@ -5,7 +5,8 @@ folder. So `preflight` runs before the runner opens the bench and checks, from
 the campaign file and the part's datasheet (the profile the bench URL names:
 its geometry, never its physics):
 
-- the test-mode declaration: a step that asks for test mode needs
+- the test-mode declaration: a step that asks for test mode, and every step that runs
+  a part's vendor commands (`cox_pm`, `sim_search`: gated like test mode), needs
   `allow_test_mode: true` at the top of the campaign, or the campaign is refused whole;
 - the blocks against the part's geometry;
 - every step's parameters at every sweep point, and the number of units against the
@@ -26,7 +27,7 @@ from urllib.parse import parse_qsl
 
 from nandlab.campaign.blocks import planned_blocks
 from nandlab.campaign.schema import LoadedCampaign
-from nandlab.campaign.steps import BlockState, Context, apply
+from nandlab.campaign.steps import BlockState, Context, apply, cox_pm, sim_search
 from nandlab.campaign.sweep import Plan, expand
 from nandlab.profiles import Profile, load_profile
 from nandlab.transport import parse_sim_url
@@ -36,6 +37,11 @@ TEST_MODE_HINT = (
     "a campaign that runs test-mode operations says so at its top with "
     "'allow_test_mode: true' (one-off commands: --allow-test-mode)"
 )
+
+VENDOR_COMMAND_STEPS = frozenset({cox_pm.STEP.name, sim_search.STEP.name})
+"""Step kinds that issue a part's vendor commands (CoX-PM's, Search-in-Memory's): they
+reach past the datasheet as test-mode operations do, so they take the same declaration
+whatever their own parameters say."""
 
 
 def bench_profile(url: str) -> Profile | None:
@@ -70,6 +76,11 @@ def check_test_mode(loaded: LoadedCampaign) -> None:
         return
     for i, step in enumerate(loaded.campaign.steps):
         kind, params = next(iter(step.items()))
+        if kind in VENDOR_COMMAND_STEPS:
+            raise loaded.error(
+                ("steps", i, kind),
+                f"runs the part's vendor commands, gated like test mode, but {TEST_MODE_HINT}",
+            )
         asks = _asks_test_mode(params or {})
         if asks is not None:
             raise loaded.error(

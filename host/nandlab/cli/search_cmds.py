@@ -2,8 +2,9 @@
 sim-search), as a campaign of erase, store and query steps on that block.
 
 A search is a query, not a bitwise expression, so it has its own command beside `nandlab
-compute`. The commands are vendor commands of the part (declared by its profile), not
-test-mode operations: storing the data erases and programs the block, so --yes is needed.
+compute`. The queries are vendor commands of the part (declared by its profile), gated
+like the test-mode operations: refused without --allow-test-mode. Storing the data erases
+and programs the block, so --yes is needed too.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from rich.table import Table
 
 from nandlab.cli.common import print_json, require_yes, stdout_console
 from nandlab.cli.oneoff import RunOptions, run_one_off, run_options
-from nandlab.errors import UsageError
+from nandlab.errors import RefusedOperation, UsageError
 
 SCHEMES = ("cox-pm", "sim-search")
 COLUMNS = ("page", "operation", "path", "answer", "latency_us", "energy_uJ", "bit errors")
@@ -58,6 +59,8 @@ COLUMNS = ("page", "operation", "path", "answer", "latency_us", "energy_uJ", "bi
 @click.option("--threshold", type=click.IntRange(0, 63), default=None,
               help="sim-search: the search's failed-bit threshold (candidates confirmed on "
               "their gathered chunks; 0: the paper's exact search; default 2).")  # fmt: skip
+@click.option("--allow-test-mode", is_flag=True,
+              help="Allow the part's vendor commands (gated like test mode).")  # fmt: skip
 @run_options
 def search(
     url: str,
@@ -70,6 +73,7 @@ def search(
     queries: int,
     max_age_h: float | None,
     threshold: int | None,
+    allow_test_mode: bool,
     opts: RunOptions,
 ) -> None:
     """Search data stored in flash, inside the chip (cox-pm, sim-search).
@@ -77,20 +81,27 @@ def search(
     Stores seeded data on --block, then queries it with the part's vendor
     commands; prints per page or query the path of the answer (chip or
     controller fallback), busy time, energy and wrong answers against the
-    host reference. Erases and programs the block: add --yes.
+    host reference. The vendor commands need --allow-test-mode; erasing and
+    programming the block needs --yes.
 
     \b
     Example:
-      nandlab search sim://tlc-coxpm --scheme cox-pm --pattern "green almond" --yes
+      nandlab search sim://tlc-coxpm --scheme cox-pm --pattern "green almond"
+        --allow-test-mode --yes
     """
     if scheme == "sim-search" and (patterns or single):
         raise UsageError("--pattern and --single are cox-pm options")
     if scheme == "cox-pm" and (max_age_h is not None or threshold is not None):
         raise UsageError("--max-age-h and --threshold are sim-search options")
+    if not allow_test_mode:
+        raise RefusedOperation(
+            f"{scheme} queries with the part's vendor commands, gated like test-mode "
+            "operations: add --allow-test-mode to allow them"
+        )
     if not opts.dry_run:
         require_yes(opts.yes, "search (it erases and programs the block)")
     if scheme == "cox-pm":
-        query: dict[str, Any] = {"cache": not single}
+        query: dict[str, Any] = {"cache": not single, "allow_test_mode": True}
         if patterns:
             query["patterns"] = list(patterns)
         steps = [{"erase": {}}, {"cox_store": {"pages": count}}, {"cox_pm": query}]
@@ -98,7 +109,7 @@ def search(
         steps = [
             {"erase": {}},
             {"sim_store": {"pairs": count}},
-            {"sim_search": {"masks": masks, "queries": queries,
+            {"sim_search": {"masks": masks, "queries": queries, "allow_test_mode": True,
                             **({} if max_age_h is None else {"max_age_h": max_age_h}),
                             **({} if threshold is None else {"threshold": threshold})}},
         ]
@@ -106,6 +117,7 @@ def search(
         "name": "search",
         "bench": url,
         "fresh": opts.fresh,
+        "allow_test_mode": True,
         "blocks": [block],
         "steps": steps,
     }

@@ -54,6 +54,7 @@ from nandlab.onfi_spec.coxpm import (
 from nandlab.onfi_spec.opcodes import Status
 from nandlab.ops import Program
 from nandlab.profiles import Profile
+from nandlab.schemes.vendor_permit import require_permit
 from nandlab.sequences import core
 from nandlab.sequences import coxpm as seq
 from nandlab.transport.roles import ReadStreamMatcher
@@ -113,9 +114,12 @@ class CoxPmScan:
         *,
         matcher: ReadStreamMatcher | None = None,
         soft_delta_code: int = SOFT_DELTA_CODE,
+        allow_test_mode: bool = False,
     ) -> None:
         """`matcher`: the bench's read-stream matcher (`Bench.matcher`), used when the part
-        itself has no CoX-PM logic; the bench must declare `fpga_coxpm`."""
+        itself has no CoX-PM logic; the bench must declare `fpga_coxpm`. `allow_test_mode`:
+        the permit set_pattern and read_when_matched need (`vendor_permit`); on the
+        matcher's path too, which stands in for those commands. `store` needs none."""
         problem = self.unsupported(chip)
         if problem is None and not self.in_chip(chip) and matcher is None:
             problem = f"cox-pm on {chip.profile.name} needs the bench's matcher role: none given"
@@ -128,6 +132,7 @@ class CoxPmScan:
         self.chip, self._spec = chip, chip.profile.vendor.coxpm
         self._matcher = None if self.in_chip(chip) else matcher
         self.soft_delta_code = soft_delta_code
+        self.allow_test_mode = allow_test_mode
         self.patterns: list[bytes] = []
         self.stats = Stats()
 
@@ -169,6 +174,7 @@ class CoxPmScan:
 
     def set_patterns(self, patterns: Sequence[bytes | str]) -> None:
         """Load the matcher: 1..8 patterns of 1..32 bytes (str as UTF-8); RangeError else."""
+        require_permit(self.allow_test_mode, "cox-pm set_pattern")
         pats = [p.encode() if isinstance(p, str) else bytes(p) for p in patterns]
         payload = pattern_bytes(pats)
         if self._matcher is not None:
@@ -186,6 +192,7 @@ class CoxPmScan:
 
     def scan(self, block: int, pages: Iterable[int], *, cache: bool = True) -> list[PageAnswer]:
         """read_when_matched on each page (cache form by default); every page's answer."""
+        require_permit(self.allow_test_mode, "cox-pm read_when_matched")
         if not self.patterns:
             raise RangeError("set_patterns first: the matcher holds no pattern")
         todo = [int(p) for p in pages]

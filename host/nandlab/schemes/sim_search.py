@@ -86,6 +86,7 @@ from nandlab.schemes.sim_search_data import (
     correct_page,
     host_match,
 )
+from nandlab.schemes.vendor_permit import require_permit
 from nandlab.sequences import core
 from nandlab.sequences import search as seq
 
@@ -122,6 +123,7 @@ class SimSearch:
         clock: Callable[[], float] = time.time,
         threshold: int = DEFAULT_THRESHOLD,
         measure_io: bool = False,
+        allow_test_mode: bool = False,
     ) -> None:
         """Pages written more than `max_age_s` ago by `clock` (seconds; the clock `store`
         timestamps with) are read in full: the paper's safety margin. None: the ablation
@@ -131,7 +133,9 @@ class SimSearch:
         answer (the paper's search; RangeError outside 0..63). `measure_io`: run at
         the part's match / storage bus rates and measure each transfer's I/O energy
         (UnsupportedCapability without "power"; RangeError when no NV-DDR3 mode has the
-        rate, or the part or bench does not run it); `restore_interface` puts the bus back."""
+        rate, or the part or bench does not run it); `restore_interface` puts the bus back.
+        `allow_test_mode`: the permit page-open, page-open-cache, page-close, search and
+        gather need (`vendor_permit`); `store`, `read_verified` and `page_read` need none."""
         problem = self.unsupported(chip)
         if problem is not None:
             raise UnsupportedCapability(problem)
@@ -141,6 +145,7 @@ class SimSearch:
                 "(bits of a 64-bit slot that may differ from the key)"
             )
         self.threshold = threshold
+        self.allow_test_mode = allow_test_mode
         self.chip = chip
         spec = chip.profile.vendor.search
         assert spec is not None
@@ -179,6 +184,8 @@ class SimSearch:
     # ------------------------------------------------------------- plumbing
 
     def _run(self, program: Program, what: str, kind: str) -> list[bytes]:
+        """Run a SiM vendor command (every one goes through here, behind the permit)."""
+        require_permit(self.allow_test_mode, what)
         self.traffic.add(program)
         results = self._metered(program, what, "match")
         self._busy(kind, sum(busy_steps(results)))

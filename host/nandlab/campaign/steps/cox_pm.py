@@ -40,6 +40,7 @@ from nandlab.onfi_spec.coxpm import (
 from nandlab.schemes.cox_pm import CoxPmScan, PageAnswer
 
 PATTERN = "cox-pm"
+PERMIT = "set allow_test_mode: true on the step (and at the campaign's top)"
 WORDS = (
     "select", "from", "where", "group", "order", "by", "join", "left", "inner", "outer",
     "union", "having", "count", "sum", "avg", "nation", "region", "supplier", "customer",
@@ -56,10 +57,13 @@ class CoxStoreStep(Strict):
 
 
 class CoxPmStep(Strict):
-    """Scan the stored pages for `patterns` (1..8 of 1..32 bytes, UTF-8)."""
+    """Scan the stored pages for `patterns` (1..8 of 1..32 bytes, UTF-8). The part's
+    vendor commands are gated like test mode: `allow_test_mode: true` here and at the
+    campaign's top."""
 
     patterns: list[str] = Field(default_factory=lambda: list(PLANTS[:2]), min_length=1)
     cache: bool = True
+    allow_test_mode: bool = False
 
     @field_validator("patterns")
     @classmethod
@@ -134,6 +138,8 @@ class CoxPmKind(StepKind[CoxPmStep]):
         return _bench_problem(bench)
 
     def apply(self, unit: Unit, ctx: Context) -> None:
+        if not self.params(unit).allow_test_mode:
+            raise self.refuse(unit, f"cox_pm runs the part's vendor commands: {PERMIT}")
         b = ctx.block(unit)
         if b.written is None or b.written.pattern != PATTERN:
             raise self.refuse(unit, f"block {unit.block} holds no CoX-PM pages: add cox_store")
@@ -147,7 +153,7 @@ class CoxPmKind(StepKind[CoxPmStep]):
         texts = {pg: page_text(seed, block, pg, geo.page_bytes) for pg in b.wls}
         base = {**base_row(unit, ctx, at.chip_id), "block": block, "scheme": PATTERN}
         rows = [{**base, "page": pg, **_raw_errors(at, block, pg, t)} for pg, t in texts.items()]
-        scan = _scan(at)
+        scan = _scan(at, allow_test_mode=p.allow_test_mode)
         patterns = [s.encode() for s in p.patterns]
         scan.set_patterns(patterns)
         answers: dict[int, PageAnswer | None] = {}
@@ -167,10 +173,11 @@ class CoxPmKind(StepKind[CoxPmStep]):
         return Outcome(rows)
 
 
-def _scan(at: At) -> CoxPmScan:
-    """The scan on the part's own logic, or on the bench's read-stream matcher."""
+def _scan(at: At, *, allow_test_mode: bool = False) -> CoxPmScan:
+    """The scan on the part's own logic, or on the bench's read-stream matcher (storing
+    needs no permit, scanning does)."""
     matcher = at.bench.matcher if at.bench.has("matcher") else None
-    return CoxPmScan(at.chip, matcher=matcher)
+    return CoxPmScan(at.chip, matcher=matcher, allow_test_mode=allow_test_mode)
 
 
 def _raw_errors(at: At, block: int, page: int, text: bytes) -> dict[str, Any]:

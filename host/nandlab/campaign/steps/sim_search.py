@@ -75,7 +75,9 @@ class SimSearchStep(Strict):
     `policy`: "paper" (verification read + age margin: pages older than `max_age_h`, their
     retention age, are read in full) or "sample-only" (the ablation: the verification read
     alone decides). `threshold`: the search's failed-bit threshold (0: the paper's exact
-    search, which can answer wrong where a page younger than the margin has errors)."""
+    search, which can answer wrong where a page younger than the margin has errors).
+    The part's vendor commands are gated like test mode: `allow_test_mode: true` here and
+    at the campaign's top."""
 
     masks: int = Field(default=4, ge=0, le=64)
     queries: int = Field(default=4, ge=1, le=64)
@@ -83,6 +85,7 @@ class SimSearchStep(Strict):
     max_age_h: float = Field(default=SAFETY_MARGIN_S / 3600.0, gt=0)
     threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0, le=MAX_THRESHOLD)
     io_energy: bool = False
+    allow_test_mode: bool = False
 
 
 def page_values(seed: int, block: int, pair: int) -> tuple[np.ndarray, np.ndarray]:
@@ -147,6 +150,12 @@ class SimSearchKind(StepKind[SimSearchStep]):
         return _bench_problem(bench)
 
     def apply(self, unit: Unit, ctx: Context) -> None:
+        if not self.params(unit).allow_test_mode:
+            raise self.refuse(
+                unit,
+                "sim_search runs the part's vendor commands: set allow_test_mode: true on "
+                "the step (and at the campaign's top)",
+            )
         b = ctx.block(unit)
         if b.written is None or b.written.pattern != PATTERN:
             raise self.refuse(unit, f"block {unit.block} holds no SiM pages: add sim_store")
@@ -164,6 +173,7 @@ class SimSearchKind(StepKind[SimSearchStep]):
             clock=lambda: age_s,
             threshold=p.threshold,
             measure_io=p.io_energy,
+            allow_test_mode=p.allow_test_mode,
         )
         base = {**base_row(unit, ctx, at.chip_id), "block": block, "scheme": PATTERN}
         policy = {
