@@ -142,7 +142,7 @@ def rtl_scan() -> None:
             chip.identify()
             text = b"words and more words " * 97
             chip.program_page(3, 0, fmt.encode_page(3, 0, text, 2048, 256), blank_check=False)
-            scan = CoxPmScan(chip, matcher=bench.roles.matcher)
+            scan = CoxPmScan(chip, matcher=bench.roles.matcher, allow_test_mode=True)
             scan.set_patterns([b"more words"])
             wall = time.monotonic()
             (answer,) = scan.scan(3, [0])

@@ -89,11 +89,11 @@ def test_fpga_path_answers_as_the_chip_and_the_host(fpga: tuple[Chip, Bench]) ->
     data = texts(4, chip.geometry.page_bytes)
     want = host_truth(data)
     assert want == [True, True, False, True, False, False]  # the split pattern matches no page
-    got = scan_all(CoxPmScan(chip, matcher=bench.matcher), 4, data)
+    got = scan_all(CoxPmScan(chip, matcher=bench.matcher, allow_test_mode=True), 4, data)
     with SimTransport("tlc-coxpm", seed=3, persist=False) as sim:
         die = Chip(sim)
         die.identify()
-        in_chip = scan_all(CoxPmScan(die), 4, data)
+        in_chip = scan_all(CoxPmScan(die, allow_test_mode=True), 4, data)
     assert [a.matched for a in got] == [a.matched for a in in_chip] == want
     assert [a.path for a in got] == ["fpga"] * PAGES and [a.path for a in in_chip] == ["chip"] * 6
     for a in got:
@@ -111,7 +111,7 @@ def test_worn_pages_fall_back_and_stay_right(fpga: tuple[Chip, Bench]) -> None:
     chip, bench = fpga
     data = texts(8, chip.geometry.page_bytes)
     bench.wear.fast_forward_wear(0, 8, 10_000)
-    scan = CoxPmScan(chip, matcher=bench.matcher)
+    scan = CoxPmScan(chip, matcher=bench.matcher, allow_test_mode=True)
     for p, text in data.items():
         scan.store(8, p, text)
     bench.oven.bake(30.0, 3 * 8766.0)
@@ -162,7 +162,7 @@ def test_xdma_drives_a_coxpm_part_and_refuses_a_plain_one() -> None:
         chip.identify()
         assert bench.supports("coxpm") and not bench.supports("fpga_coxpm")
         data = texts(6, chip.geometry.page_bytes)
-        got = scan_all(CoxPmScan(chip), 6, data)
+        got = scan_all(CoxPmScan(chip, allow_test_mode=True), 6, data)
         assert [a.matched for a in got] == host_truth(data)
     plain, _ = emulated_bench("kcu105-fmc-nand", "tlc-48l")
     with plain, pytest.raises(UnsupportedCapability) as err:
@@ -176,7 +176,7 @@ def test_ftdi_drives_a_search_part_and_refuses_cox_pm_on_a_plain_one() -> None:
         chip = Chip(bench)
         chip.identify()
         chip.erase_block(2)
-        search = SimSearch(chip)
+        search = SimSearch(chip, allow_test_mode=True)
         search.store(2, 0, list(range(100, 604)))
         answer = search.search(2, 0, 357)
         assert answer.path == "chip" and np.flatnonzero(answer.matches).tolist() == [8 + 257]

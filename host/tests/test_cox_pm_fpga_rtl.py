@@ -43,7 +43,7 @@ def test_cox_pm_scan_on_a_plain_part_through_the_rtl_controller(tmp_path: Path) 
         chip = Chip(bench)
         chip.identify()
         chip.set_timing_mode(5)
-        scan = CoxPmScan(chip, matcher=bench.roles.matcher)
+        scan = CoxPmScan(chip, matcher=bench.roles.matcher, allow_test_mode=True)
         text = page_text(2, 3, 1, 2048)
         at = SUBPAGE_BYTES - 10
         text = text[:at] + PATTERN + text[at + len(PATTERN) :]
