@@ -134,8 +134,8 @@ class SimSearch:
         the part's match / storage bus rates and measure each transfer's I/O energy
         (UnsupportedCapability without "power"; RangeError when no NV-DDR3 mode has the
         rate, or the part or bench does not run it); `restore_interface` puts the bus back.
-        `allow_test_mode`: the permit page-open, page-open-cache, page-close, search and
-        gather need (`vendor_permit`); `store`, `read_verified` and `page_read` need none."""
+        `allow_test_mode`: the permit every SiM command it issues (page-open, search,
+        gather) needs (`vendor_permit`); `store`, `read_verified` and `page_read` need none."""
         problem = self.unsupported(chip)
         if problem is not None:
             raise UnsupportedCapability(problem)
