@@ -9,6 +9,7 @@ from pathlib import Path
 import platformdirs
 
 ENV_DATA_DIR = "NANDLAB_DATA_DIR"
+ENV_CACHE_DIR = "NANDLAB_CACHE_DIR"
 
 
 def data_root(override: Path | None = None) -> Path:
@@ -19,6 +20,16 @@ def data_root(override: Path | None = None) -> Path:
     if env:
         return Path(env).expanduser()
     return Path(platformdirs.user_data_dir("nandlab"))
+
+
+def cache_root() -> Path:
+    """nandlab's cache folder: $NANDLAB_CACHE_DIR, else the user cache dir. Kept apart from
+    the data folder: what is here can be rebuilt at any time, and a command that only parses
+    (a URL, a campaign file) must leave the data folder untouched."""
+    env = os.environ.get(ENV_CACHE_DIR)
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_cache_dir("nandlab"))
 
 
 def file_mode() -> int:

@@ -119,9 +119,10 @@ def _imported(code: str, env: dict[str, str]) -> set[str]:
 
 @pytest.fixture(scope="module")
 def warm_data_dir(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """A data root whose profile cache holds every built-in profile (as after a first
+    """A data root and a profile cache holding every built-in profile (as after a first
     command)."""
-    env = {"NANDLAB_DATA_DIR": str(tmp_path_factory.mktemp("data"))}
+    root = tmp_path_factory.mktemp("warm")
+    env = {"NANDLAB_DATA_DIR": str(root / "data"), "NANDLAB_CACHE_DIR": str(root / "cache")}
     warm = "from nandlab.profiles import builtin_names, load_profile\n" + (
         "for name in builtin_names():\n    load_profile(name)"
     )
@@ -143,7 +144,8 @@ def test_info_on_each_profile_imports_neither_heavy_modules_nor_the_yaml_path(
 
 
 def test_the_importtime_probe_sees_the_yaml_path_without_a_cache(tmp_path: Path) -> None:
-    imported = _imported(INFO.format(json=""), {"NANDLAB_DATA_DIR": str(tmp_path)})
+    env = {"NANDLAB_DATA_DIR": str(tmp_path / "data"), "NANDLAB_CACHE_DIR": str(tmp_path / "c")}
+    imported = _imported(INFO.format(json=""), env)
     assert {"yaml", "nandlab.yamlfile"} <= imported
 
 
@@ -155,7 +157,7 @@ def test_loading_a_profile_builds_the_profile_validator_not_each_sections(tmp_pa
         "built = {n for m in (model, physics_model) for n, c in vars(m).items()\n"
         "         if getattr(c, '__pydantic_complete__', False) and c.__module__ == m.__name__}"
     )
-    env = {"NANDLAB_DATA_DIR": str(tmp_path)}
+    env = {"NANDLAB_DATA_DIR": str(tmp_path / "data"), "NANDLAB_CACHE_DIR": str(tmp_path / "c")}
     watch = ("Profile", "Geometry", "Timing", "Identity", "Physics")
     done = subprocess.run(
         [sys.executable, "-c", f"{code}\nprint(sorted(built & set({watch!r})))"],

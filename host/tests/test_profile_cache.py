@@ -14,7 +14,8 @@ from nandlab.profiles import loader
 
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("NANDLAB_DATA_DIR", str(tmp_path))
+    """The cache folder of the test (the conftest gives each test its own data folder)."""
+    monkeypatch.setenv("NANDLAB_CACHE_DIR", str(tmp_path))
     return tmp_path
 
 
@@ -62,11 +63,23 @@ def test_a_pickle_of_something_else_is_not_taken(data_dir: Path) -> None:
     assert loader._cached_profile(text, "t") == loader.parse_profile(text, "t")
 
 
-def test_an_unwritable_data_root_still_loads(
+def test_an_unwritable_cache_folder_still_loads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
-    monkeypatch.setenv("NANDLAB_DATA_DIR", str(blocker))  # a file: no folder can go under it
+    monkeypatch.setenv("NANDLAB_CACHE_DIR", str(blocker))  # a file: no folder can go under it
     text = _builtin_text("slc-search")
     assert loader._cached_profile(text, "t") == loader.parse_profile(text, "t")
+
+
+def test_loading_a_profile_leaves_the_data_folder_untouched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parsing a URL or a campaign loads profiles; the data folder must not appear for it."""
+    data = tmp_path / "data"
+    monkeypatch.setenv("NANDLAB_DATA_DIR", str(data))
+    monkeypatch.setenv("NANDLAB_CACHE_DIR", str(tmp_path / "cache"))
+    loader._cached_profile(_builtin_text("mlc-64l"), "t")
+    assert not data.exists()
+    assert list((tmp_path / "cache" / "profiles").glob("*.pickle"))

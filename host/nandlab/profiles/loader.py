@@ -2,10 +2,11 @@
 
 Every validation error names the file, the field and what is allowed.
 
-A validated profile is kept in a cache folder of the data root (`profile_cache_dir`), as a
-pickle named by a digest of the YAML text, the profile schema's source and pydantic's version;
-a later process loads that file instead of parsing the YAML and building the validators
-(about 40 ms of every command's start: `nandlab info sim://...` must start in under 0.3 s,
+A validated profile is kept in nandlab's cache folder (`profile_cache_dir`, not the data
+folder: parsing a URL or a campaign must leave that untouched), as a pickle named by a
+digest of the YAML text, the profile schema's source and pydantic's version. A later
+process loads that file instead of parsing the YAML and building the validators (about
+40 ms of every command's start: `nandlab info sim://...` must start in under 0.3 s,
 issue 16). A cache file that does not load is rebuilt; any change of the text or of the
 schema names another file.
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 import pydantic
 
 from nandlab.errors import ProfileError
-from nandlab.paths import data_root
+from nandlab.paths import cache_root
 from nandlab.profiles import coxpm_model, interfaces_model, model, physics_model, search_model
 from nandlab.profiles.model import Profile
 
@@ -46,8 +47,8 @@ def parse_profile(text: str, source: str) -> Profile:
 
 
 def profile_cache_dir() -> Path:
-    """Folder of the validated-profile cache (under the data root)."""
-    return data_root() / "cache" / "profiles"
+    """Folder of the validated-profile cache ($NANDLAB_CACHE_DIR or the user cache dir)."""
+    return cache_root() / "profiles"
 
 
 @lru_cache(maxsize=1)
@@ -75,8 +76,8 @@ def _cached_profile(text: str, source: str) -> Profile:
 
 
 def _store(path: Path, data: bytes) -> None:
-    """Write a cache file atomically (no fsync: a torn file is only a miss); a data root that
-    cannot be written leaves the cache empty, never fails the load."""
+    """Write a cache file atomically (no fsync: a torn file is only a miss); a cache folder
+    that cannot be written leaves the cache empty, never fails the load."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
