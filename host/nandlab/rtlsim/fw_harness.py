@@ -25,9 +25,11 @@ BOOT_POLLS = 300  # x 1000 clocks: picolibc's crt0 and fw_init take ~100 000
 
 
 async def read_word(dut: Any, addr: int) -> int:
-    """One host-port read (combinational, sampled between clock edges)."""
+    """One host-port read: the address set between clock edges, the word sampled after
+    the next edge (the shared RAM is a block RAM with a registered read)."""
     await FallingEdge(dut.clk)
     dut.host_addr.value = addr
+    await RisingEdge(dut.clk)
     await Timer(1, unit="ns")
     return int(dut.host_rdata.value)
 
@@ -91,7 +93,7 @@ async def boot(dut: Any, profile: Profile, seed: int) -> VirtualDie:
             break
     else:
         raise AssertionError(f"the firmware never wrote MBX_FW_VERSION (CPU at "
-                             f"0x{int(dut.u_cpu.reg_pc.value):08X}, trap {dut.trap.value})")
+                             f"0x{int(dut.u_sys.u_cpu.reg_pc.value):08X}, trap {dut.trap.value})")
     assert int(dut.trap.value) == 0
     return die
 
