@@ -2,8 +2,8 @@
 // nandlab_core, with a virtual die on the ONFI pins (the testbench attaches
 // it). This is the address map firmware/hal/hal_target.c assumes; the CSR
 // block is plain storage here (the generated nandlab_regs block is checked in
-// hw/tb), the stream bridge and shared RAM are the parts docs/firmware.md
-// lists as missing from hw/rtl.
+// hw/tb); the CPU, its memories, stream bridge and peripherals are the board's
+// own subsystem (hw/rtl/nandlab_cpu_sys.sv), which the KCU105 top instantiates too.
 //
 //   0x0000_0000  64 KiB BRAM (code, data, stack), $readmemh(+firmware=<hex>)
 //   0x3000_0000  16 KiB shared RAM (host port too)
@@ -18,7 +18,8 @@
 // target on it (the testbench's models, through i2c_*_pull) pulls it low.
 //
 // The testbench is the host: host_* is a one-cycle port into the CSR words
-// and shared RAM (write on a clock edge, read combinational).
+// and shared RAM (write on a clock edge; a CSR read is combinational, a shared
+// RAM read gives the word at the address of the clock before).
 //
 // Profiling (bench/firmware_overhead.py): while prof_en is high, prof_clocks
 // counts clocks per instruction word address of the CPU; lead_clocks the
@@ -51,60 +52,39 @@ module nandlab_fw_soc #(
     output wire        pwm_cool,       // TEC direction: 1 = cooling
     `NANDLAB_ONFI_PINS(1)
 );
-    localparam int FIFO_W = 9;  // 512 words each way
+    // ---- the CPU subsystem (the board's, hw/rtl/nandlab_cpu_sys.sv)
+    reg  [31:0] csr [0:31];
+    reg  [3:0]  soft_rst_q;
+    wire        core_rst = rst || soft_rst_q != 0;
+    wire        csr_sel, csr_we;
+    wire [11:0] csr_addr;
+    wire [31:0] csr_wdata;
+    wire [3:0]  csr_wstrb;
+    wire        soft_reset_write = csr_sel && csr_we && csr_addr[6:2] == 5'd4 && csr_wdata[0];
+    wire [31:0] cmd_tdata, rsp_tdata, shared_rdata;
+    wire        cmd_tvalid, cmd_tready, cmd_tlast, rsp_tvalid, rsp_tready, rsp_tlast;
+    wire        fetch;
+    wire [13:0] fetch_addr;
+    wire        scl_oe, sda_oe;
+    assign i2c_scl = !scl_oe && !i2c_scl_pull;
+    assign i2c_sda = !sda_oe && !i2c_sda_pull;
 
-    wire        mem_valid, mem_instr;
-    reg         mem_ready;
-    wire [31:0] mem_addr, mem_wdata;
-    wire [3:0]  mem_wstrb;
-    reg  [31:0] mem_rdata;
-
-    picorv32 #(
-        .COMPRESSED_ISA(1), .ENABLE_MUL(1), .ENABLE_DIV(1), .ENABLE_COUNTERS(1),
-        .PROGADDR_RESET(32'h0000_0000), .STACKADDR(32'h0001_0000)
-    ) u_cpu (
-        .clk(clk), .resetn(!rst), .trap(trap),
-        .mem_valid(mem_valid), .mem_instr(mem_instr), .mem_ready(mem_ready),
-        .mem_addr(mem_addr), .mem_wdata(mem_wdata), .mem_wstrb(mem_wstrb),
-        .mem_rdata(mem_rdata),
-        // look-ahead bus, co-processor, IRQ and trace ports: unused here
-        .mem_la_read(), .mem_la_write(), .mem_la_addr(), .mem_la_wdata(), .mem_la_wstrb(),
-        .pcpi_valid(), .pcpi_insn(), .pcpi_rs1(), .pcpi_rs2(),
-        .pcpi_wr(1'b0), .pcpi_rd(32'h0), .pcpi_wait(1'b0), .pcpi_ready(1'b0),
-        .irq(32'h0), .eoi(), .trace_valid(), .trace_data()
+    nandlab_cpu_sys u_sys (
+        .clk(clk), .rst(rst), .trap(trap),
+        .csr_sel(csr_sel), .csr_we(csr_we), .csr_addr(csr_addr), .csr_wdata(csr_wdata),
+        .csr_wstrb(csr_wstrb), .csr_ready(1'b1), .csr_rdata(csr[csr_addr[6:2]]),
+        .host_we(host_we && host_addr[31:28] == 4'h3), .host_addr(host_addr[13:2]),
+        .host_wdata(host_wdata), .host_rdata(shared_rdata),
+        .stream_flush(soft_rst_q != 0 || soft_reset_write),
+        .m_axis_cmd_tdata(cmd_tdata), .m_axis_cmd_tvalid(cmd_tvalid),
+        .m_axis_cmd_tready(cmd_tready), .m_axis_cmd_tlast(cmd_tlast),
+        .s_axis_rsp_tdata(rsp_tdata), .s_axis_rsp_tvalid(rsp_tvalid),
+        .s_axis_rsp_tready(rsp_tready), .s_axis_rsp_tlast(rsp_tlast),
+        .i2c_scl_i(i2c_scl), .i2c_sda_i(i2c_sda), .i2c_scl_oe(scl_oe), .i2c_sda_oe(sda_oe),
+        .pwm_o(pwm), .pwm_cool_o(pwm_cool), .fetch(fetch), .fetch_word(fetch_addr)
     );
 
-    reg [31:0] bram [0:16383];
-    reg [31:0] shared [0:4095];
-    reg [31:0] csr [0:31];
-    reg [1023:0] firmware;
-    initial begin
-        if ($value$plusargs("firmware=%s", firmware)) $readmemh(firmware, bram);
-    end
-
-    // ---- stream FIFOs between the CPU and nandlab_core
-    reg [32:0]       tx_q [0:(1<<FIFO_W)-1];  // {tlast, word}
-    reg [31:0]       rx_q [0:(1<<FIFO_W)-1];
-    reg [FIFO_W:0]   tx_wr, tx_rd, rx_wr, rx_rd;
-    wire [FIFO_W:0]  tx_level = tx_wr - tx_rd;
-    wire [FIFO_W:0]  rx_level = rx_wr - rx_rd;
-    reg  [3:0]       soft_rst_q;
-    wire             core_rst = rst || soft_rst_q != 0;
-
-    wire        cmd_tready, rsp_tvalid, rsp_tlast;
-    wire [31:0] rsp_tdata;
-    wire [32:0] tx_head = tx_q[tx_rd[FIFO_W-1:0]];
-    wire        rsp_tready = rx_level < (1 << FIFO_W);
-
-    wire in_bram = mem_addr[31:16] == 16'h0000;
-    wire in_shared = mem_addr[31:28] == 4'h3;
-    wire in_csr = mem_addr[31:12] == 20'h40000;
-    wire in_seq = mem_addr[31:12] == 20'h40001;
-    wire in_periph = mem_addr[31:12] == 20'h40002;
-    wire write = mem_valid && !mem_ready && mem_wstrb != 0;
-    wire push = write && in_seq && (mem_addr[4:2] == 3'd0 || mem_addr[4:2] == 3'd4);
-    wire pop = mem_valid && !mem_ready && mem_wstrb == 0 && in_seq && mem_addr[4:2] == 3'd2;
-
+    // the CSR block is plain storage here (see the header)
     function automatic [31:0] merge(input [31:0] old, input [31:0] new_, input [3:0] strb);
         merge = {strb[3] ? new_[31:24] : old[31:24], strb[2] ? new_[23:16] : old[23:16],
                  strb[1] ? new_[15:8] : old[15:8], strb[0] ? new_[7:0] : old[7:0]};
@@ -112,80 +92,27 @@ module nandlab_fw_soc #(
 
     integer i;
     always @(posedge clk) begin
-        mem_ready <= 1'b0;
         if (soft_rst_q != 0) soft_rst_q <= soft_rst_q - 4'd1;
         if (rst) begin
             for (i = 0; i < 32; i = i + 1) csr[i] <= 32'h0;
             csr[0] <= 32'h4E41_4E44;                          // ID
             csr[2] <= (CLK_PERIOD_PS << 8) | 32'd1;           // CONFIG: clock, one CE
-            tx_wr <= 0; tx_rd <= 0; rx_wr <= 0; rx_rd <= 0;
             soft_rst_q <= 4'd0;
         end else begin
-            if (mem_valid && !mem_ready) begin
-                mem_ready <= 1'b1;
-                mem_rdata <= 32'h0;
-                if (in_bram) begin
-                    mem_rdata <= bram[mem_addr[15:2]];
-                    if (write) bram[mem_addr[15:2]] <= merge(bram[mem_addr[15:2]], mem_wdata, mem_wstrb);
-                end else if (in_shared) begin
-                    mem_rdata <= shared[mem_addr[13:2]];
-                    if (write) shared[mem_addr[13:2]] <= merge(shared[mem_addr[13:2]], mem_wdata, mem_wstrb);
-                end else if (in_csr) begin
-                    mem_rdata <= csr[mem_addr[6:2]];
-                    if (write && mem_addr[6:2] == 5'd4) begin
-                        // CONTROL: SOFT_RESET and CLEAR_COUNTERS are pulses
-                        csr[4] <= mem_wdata & ~32'h3;
-                        if (mem_wdata[0]) soft_rst_q <= 4'd8;
-                    end else if (write) begin
-                        csr[mem_addr[6:2]] <= merge(csr[mem_addr[6:2]], mem_wdata, mem_wstrb);
-                    end
-                end else if (in_periph) begin
-                    mem_rdata <= periph_rdata;
-                end else if (in_seq) begin
-                    case (mem_addr[4:2])
-                        3'd1: mem_rdata <= 32'((1 << FIFO_W) - tx_level);
-                        3'd2: mem_rdata <= rx_q[rx_rd[FIFO_W-1:0]];
-                        3'd3: mem_rdata <= 32'(rx_level);
-                        default: mem_rdata <= 32'h0;
-                    endcase
-                end
+            if (csr_sel && csr_we && csr_addr[6:2] == 5'd4) begin
+                // CONTROL: SOFT_RESET and CLEAR_COUNTERS are pulses
+                csr[4] <= csr_wdata & ~32'h3;
+                if (csr_wdata[0]) soft_rst_q <= 4'd8;
+            end else if (csr_sel && csr_we) begin
+                csr[csr_addr[6:2]] <= merge(csr[csr_addr[6:2]], csr_wdata, csr_wstrb);
             end
-            if (host_we) begin
-                if (host_addr[31:28] == 4'h3) shared[host_addr[13:2]] <= host_wdata;
-                else if (host_addr[31:12] == 20'h40000) csr[host_addr[6:2]] <= host_wdata;
-            end
-            if (soft_rst_q != 0 || (write && in_csr && mem_addr[6:2] == 5'd4 && mem_wdata[0])) begin
-                tx_wr <= 0; tx_rd <= 0; rx_wr <= 0; rx_rd <= 0;
-            end else begin
-                if (push && tx_level < (1 << FIFO_W)) begin
-                    tx_q[tx_wr[FIFO_W-1:0]] <= {mem_addr[4:2] == 3'd4, mem_wdata};
-                    tx_wr <= tx_wr + 1'b1;
-                end
-                if (tx_level != 0 && cmd_tready) tx_rd <= tx_rd + 1'b1;
-                if (rsp_tvalid && rsp_tready) begin
-                    rx_q[rx_wr[FIFO_W-1:0]] <= rsp_tdata;
-                    rx_wr <= rx_wr + 1'b1;
-                end
-                if (pop && rx_level != 0) rx_rd <= rx_rd + 1'b1;
-            end
+            if (host_we && host_addr[31:12] == 20'h40000) csr[host_addr[6:2]] <= host_wdata;
         end
     end
 
-    assign host_rdata = host_addr[31:28] == 4'h3 ? shared[host_addr[13:2]] :
+    // shared RAM words come a clock after their address (block RAM), CSR words at once
+    assign host_rdata = host_addr[31:28] == 4'h3 ? shared_rdata :
                         host_addr[31:12] == 20'h40000 ? csr[host_addr[6:2]] : 32'h0;
-
-    // ---- the CPU's peripherals
-    wire [31:0] periph_rdata;
-    wire        scl_oe, sda_oe;
-    assign i2c_scl = !scl_oe && !i2c_scl_pull;
-    assign i2c_sda = !sda_oe && !i2c_sda_pull;
-
-    nandlab_cpu_periph u_periph (
-        .clk(clk), .rst(rst), .sel(mem_valid && !mem_ready && in_periph), .we(write),
-        .addr(mem_addr[7:0]), .wdata(mem_wdata), .rdata(periph_rdata),
-        .i2c_scl_i(i2c_scl), .i2c_sda_i(i2c_sda), .i2c_scl_oe(scl_oe), .i2c_sda_oe(sda_oe),
-        .pwm_o(pwm), .pwm_cool_o(pwm_cool)
-    );
 
     // ---- profiling
     reg [31:0]  prof_clocks [0:16383];
@@ -204,7 +131,7 @@ module nandlab_fw_soc #(
     end
     always @(posedge clk) begin
         prof_en_q <= prof_en;
-        if (mem_valid && mem_instr && in_bram) fetch_word <= mem_addr[15:2];
+        if (fetch) fetch_word <= fetch_addr;
         if (prof_en) begin
             prof_clocks[fetch_word] <= prof_clocks[fetch_word] + 32'd1;
             if (status_running) seq_started <= 1'b1;
@@ -213,7 +140,7 @@ module nandlab_fw_soc #(
             end else if (status_running && gap_clocks != 0) begin
                 starved_clocks <= starved_clocks + gap_clocks;
                 gap_clocks <= 32'd0;
-            end else if ((seq_waits_input && tx_level == 0 && u_core.phy_idle) || !rsp_tready) begin
+            end else if ((seq_waits_input && !cmd_tvalid && u_core.phy_idle) || !rsp_tready) begin
                 gap_clocks <= gap_clocks + 32'd1;
             end
         end
@@ -231,8 +158,8 @@ module nandlab_fw_soc #(
 
     nandlab_core #(.NUM_CE(1), .CLK_PERIOD_PS(CLK_PERIOD_PS)) u_core (
         .clk(clk), .rst(core_rst),
-        .s_axis_cmd_tdata(tx_head[31:0]), .s_axis_cmd_tvalid(tx_level != 0),
-        .s_axis_cmd_tready(cmd_tready), .s_axis_cmd_tlast(tx_head[32]),
+        .s_axis_cmd_tdata(cmd_tdata), .s_axis_cmd_tvalid(cmd_tvalid),
+        .s_axis_cmd_tready(cmd_tready), .s_axis_cmd_tlast(cmd_tlast),
         .m_axis_rsp_tdata(rsp_tdata), .m_axis_rsp_tvalid(rsp_tvalid),
         .m_axis_rsp_tready(rsp_tready), .m_axis_rsp_tlast(rsp_tlast),
         .csr_timing_override(1'b0), .csr_timing(152'h0), .csr_rsp_limit(32'h0),
