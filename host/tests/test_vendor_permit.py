@@ -24,7 +24,7 @@ from nandlab.schemes.cox_pm import CoxPmScan
 from nandlab.schemes.sim_search import SimSearch
 from nandlab.transport.sim import SimTransport
 
-PERMIT = r"allow_test_mode=True \(nandlab search --allow-test-mode; a campaign"
+PERMIT = r"nandlab search --allow-test-mode, or in a campaign .allow_test_mode: true."
 PLANT = b"needle in flash"
 
 

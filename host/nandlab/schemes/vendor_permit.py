@@ -13,8 +13,8 @@ from __future__ import annotations
 from nandlab.errors import RefusedOperation
 
 PERMIT_HINT = (
-    "pass allow_test_mode=True (nandlab search --allow-test-mode; a campaign: "
-    "'allow_test_mode: true' at its top and on the step)"
+    "use nandlab search --allow-test-mode, or in a campaign 'allow_test_mode: true' at its "
+    "top and on the step (the API: the allow_test_mode argument)"
 )
 
 
