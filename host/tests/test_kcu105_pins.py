@@ -31,8 +31,9 @@ ON_LA = {pin: (pair, side) for pair, pins in KCU105_LPC_LA.items()
          for side, pin in zip("PN", pins, strict=True)}
 NAND_PORTS = {"nand_dq": 8, "nand_cle": 1, "nand_ale": 1, "nand_we_n": 1, "nand_re_n": 1,
               "nand_re_c": 1, "nand_dqs": 1, "nand_dqs_c": 1, "nand_wp_n": 1, "nand_ce_n": 4,
-              "nand_rb_n": 4}
-"""The RTL top's NAND ports and their widths (4 chip enables on the card)."""
+              "nand_rb_n": 4, "i2c_scl": 1, "i2c_sda": 1, "pwm": 1, "pwm_cool": 1}
+"""The RTL top's NAND ports and their widths (4 chip enables on the card), and the board
+CPU's I2C and PWM pins (nandlab_kcu105.sv)."""
 
 
 def board_pins() -> dict[str, str]:

@@ -38,6 +38,12 @@ set_property -dict {PACKAGE_PIN V21 IOSTANDARD LVCMOS18} [get_ports {nand_rb_n[2
 set_property PULLUP true [get_ports {nand_rb_n[2]}]
 set_property -dict {PACKAGE_PIN W21 IOSTANDARD LVCMOS18} [get_ports {nand_rb_n[3]}]
 set_property PULLUP true [get_ports {nand_rb_n[3]}]
+set_property -dict {PACKAGE_PIN AC22 IOSTANDARD LVCMOS18} [get_ports {i2c_scl}]
+set_property PULLUP true [get_ports {i2c_scl}]
+set_property -dict {PACKAGE_PIN AC23 IOSTANDARD LVCMOS18} [get_ports {i2c_sda}]
+set_property PULLUP true [get_ports {i2c_sda}]
+set_property -dict {PACKAGE_PIN AA20 IOSTANDARD LVCMOS18} [get_ports {pwm}]
+set_property -dict {PACKAGE_PIN AB20 IOSTANDARD LVCMOS18} [get_ports {pwm_cool}]
 
 # NV-DDR2 at VccQ 1.8 V: SSTL-18 inputs compare with VccQ / 2
 set_property INTERNAL_VREF 0.90 [get_iobanks -of_objects [get_ports {nand_dq[0]}]]

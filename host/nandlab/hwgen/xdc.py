@@ -1,8 +1,10 @@
 """Board constraints: boards/<board>.yaml -> hw/vivado/<board>.xdc.
 
 The board file (nandlab.boards schema, FPGA controller) maps each top-level
-NAND port, bit by bit, to an FPGA package pin; the XDC carries one
-PACKAGE_PIN / IOSTANDARD line per bit and a pull-up on R/B# (open drain).
+port (NAND, and the board CPU's I2C and PWM), bit by bit, to an FPGA package
+pin; the XDC carries one PACKAGE_PIN / IOSTANDARD line per bit and a pull-up
+on the open-drain lines, R/B# and I2C (the card has the I2C bus's resistors;
+the FPGA's keeps a released line high without the card too).
 A board that lists NV-DDR2 modes (VccQ 1.8 V) runs DQ and the strobes as
 SSTL-18 instead of the board's I/O standard: DQ single-ended SSTL18_I, and
 RE_n / RE_c and DQS / DQS_c differential pairs (DIFF_SSTL18_I, constrained
@@ -22,7 +24,7 @@ from nandlab.hwgen import REPO, Output
 VIVADO = REPO / "hw" / "vivado"
 FPGA_BOARDS = ("kcu105-fmc-nand",)
 """Boards with a Vivado build."""
-PULL_UP = ("nand_rb_n",)
+PULL_UP = ("nand_rb_n", "i2c_scl", "i2c_sda")
 UNKNOWN_PIN = "TBD"
 DDR_IOSTANDARD = {"nand_dq": "SSTL18_I", "nand_re_n": "DIFF_SSTL18_I",
                   "nand_dqs": "DIFF_SSTL18_I"}
