@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nandlab.onfi_spec.parampage import Field, crc16
+from nandlab.onfi_spec.parampage import Field, crc16, pack_fields, unpack_fields
 
 READ_ID_JEDEC_ADDRESS = 0x40
 JEDEC_ID_SIGNATURE = b"JEDEC"
@@ -139,22 +139,7 @@ def build(values: dict[str, Any]) -> bytes:
     """Assemble one 512-byte JEDEC parameter page; signature and CRC are set here."""
     page = bytearray(PAGE_BYTES)
     page[0:4] = SIGNATURE
-    for name, value in values.items():
-        field = BY_NAME[name]
-        if name in ("signature", "crc"):
-            raise ValueError(f"JEDEC parameter page field '{name}' is set by build() itself")
-        if field.kind == "int":
-            raw = int(value).to_bytes(field.size, "little")
-        elif field.kind == "str":
-            text = str(value).encode("ascii")
-            if len(text) > field.size:
-                raise ValueError(f"JEDEC page field '{name}' holds at most {field.size} chars")
-            raw = text.ljust(field.size, b" ")
-        else:
-            raw = bytes(value).ljust(field.size, b"\x00")
-            if len(raw) > field.size:
-                raise ValueError(f"JEDEC page field '{name}' holds at most {field.size} bytes")
-        page[field.offset : field.offset + field.size] = raw
+    pack_fields(page, BY_NAME, values, "JEDEC parameter page")
     page[CRC_SPAN:PAGE_BYTES] = crc16(page[:CRC_SPAN]).to_bytes(2, "little")
     return bytes(page)
 
@@ -169,16 +154,7 @@ def parse(page: bytes) -> dict[str, Any]:
     """Decode the fields of one JEDEC parameter page (CRC not checked here; see `crc_ok`)."""
     if len(page) < PAGE_BYTES:
         raise ValueError(f"a JEDEC parameter page is {PAGE_BYTES} bytes, got {len(page)}")
-    out: dict[str, Any] = {}
-    for f in FIELDS:
-        raw = page[f.offset : f.offset + f.size]
-        if f.kind == "int":
-            out[f.name] = int.from_bytes(raw, "little")
-        elif f.kind == "str":
-            out[f.name] = raw.decode("ascii", errors="replace").rstrip(" ")
-        else:
-            out[f.name] = bytes(raw)
-    return out
+    return unpack_fields(page, FIELDS)
 
 
 def revision_name(revision: int) -> str | None:

@@ -160,26 +160,49 @@ def crc16(data: bytes | bytearray | memoryview, init: int = CRC_INIT) -> int:
     return crc
 
 
-def build(values: dict[str, Any]) -> bytes:
-    """Assemble one 256-byte parameter page from field values; the CRC is computed here."""
-    page = bytearray(PARAMETER_PAGE_BYTES)
-    page[0:4] = ONFI_SIGNATURE
+def pack_fields(
+    page: bytearray, by_name: dict[str, Field], values: dict[str, Any], what: str
+) -> None:
+    """Write field values into `page` (ONFI's and the JEDEC page share the layout rules:
+    little-endian ints, space-padded ASCII, zero-padded bytes); signature and CRC are the
+    builder's own, `what` names the page in errors."""
     for name, value in values.items():
-        field = BY_NAME[name]
+        field = by_name[name]
         if name in ("signature", "crc"):
-            raise ValueError(f"parameter page field '{name}' is set by build() itself")
+            raise ValueError(f"{what} field '{name}' is set by build() itself")
         if field.kind == "int":
             raw = int(value).to_bytes(field.size, "little")
         elif field.kind == "str":
             text = str(value).encode("ascii")
             if len(text) > field.size:
-                raise ValueError(f"parameter page field '{name}' holds at most {field.size} chars")
+                raise ValueError(f"{what} field '{name}' holds at most {field.size} chars")
             raw = text.ljust(field.size, b" ")
         else:
             raw = bytes(value).ljust(field.size, b"\x00")
             if len(raw) > field.size:
-                raise ValueError(f"parameter page field '{name}' holds at most {field.size} bytes")
+                raise ValueError(f"{what} field '{name}' holds at most {field.size} bytes")
         page[field.offset : field.offset + field.size] = raw
+
+
+def unpack_fields(page: bytes, fields: Sequence[Field]) -> dict[str, Any]:
+    """Decode `fields` from `page` by the same rules as `pack_fields`."""
+    out: dict[str, Any] = {}
+    for f in fields:
+        raw = page[f.offset : f.offset + f.size]
+        if f.kind == "int":
+            out[f.name] = int.from_bytes(raw, "little")
+        elif f.kind == "str":
+            out[f.name] = raw.decode("ascii", errors="replace").rstrip(" ")
+        else:
+            out[f.name] = bytes(raw)
+    return out
+
+
+def build(values: dict[str, Any]) -> bytes:
+    """Assemble one 256-byte parameter page from field values; the CRC is computed here."""
+    page = bytearray(PARAMETER_PAGE_BYTES)
+    page[0:4] = ONFI_SIGNATURE
+    pack_fields(page, BY_NAME, values, "parameter page")
     page[254:256] = crc16(page[:CRC_SPAN]).to_bytes(2, "little")
     return bytes(page)
 
@@ -210,13 +233,4 @@ def parse(page: bytes) -> dict[str, Any]:
     """Decode the fields of one parameter page (CRC not checked here; see `crc_ok`)."""
     if len(page) < PARAMETER_PAGE_BYTES:
         raise ValueError(f"a parameter page is {PARAMETER_PAGE_BYTES} bytes, got {len(page)}")
-    out: dict[str, Any] = {}
-    for f in FIELDS:
-        raw = page[f.offset : f.offset + f.size]
-        if f.kind == "int":
-            out[f.name] = int.from_bytes(raw, "little")
-        elif f.kind == "str":
-            out[f.name] = raw.decode("ascii", errors="replace").rstrip(" ")
-        else:
-            out[f.name] = bytes(raw)
-    return out
+    return unpack_fields(page, FIELDS)
