@@ -24,10 +24,14 @@ CORE = [*PKGS, "nandlab_pattern_gen.sv", "nandlab_err_counter.sv", "nandlab_udiv
         "nandlab_seq_decode.sv", "nandlab_seq_rsp.sv", "nandlab_seq.sv",
         "nandlab_ddr_io.sv", "nandlab_onfi_phy.sv", "nandlab_timing_sel.sv", "nandlab_core.sv"]
 CTRL = ["nandlab_regs_pkg.sv", "nandlab_regs.sv", *CORE, "nandlab_ctrl.sv"]
+# the board CPU subsystem the PCIe top instantiates when CPU=1 (PicoRV32 itself comes from
+# its package: host/tests/test_cpu_sys_rtl.py builds that variant)
+CPU_SYS = ["nandlab_cpu_regs_pkg.sv", "nandlab_i2c_master.sv", "nandlab_pwm.sv",
+           "nandlab_cpu_periph.sv", "nandlab_cpu_sys.sv", "nandlab_cpu_bar.sv"]
 TOPS = {
     "nandlab_core": CORE,
     "nandlab_ctrl": CTRL,
-    "nandlab_top_xdma": [*CTRL, "nandlab_axis_64to32.sv", "nandlab_axis_32to64.sv",
+    "nandlab_top_xdma": [*CTRL, *CPU_SYS, "nandlab_axis_64to32.sv", "nandlab_axis_32to64.sv",
                          "nandlab_top_xdma.sv"],
     "nandlab_top_fifo": [*CORE, "nandlab_fifo_packer.sv", "nandlab_top_fifo.sv"],
 }

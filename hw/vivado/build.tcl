@@ -1,9 +1,9 @@
 # nandlab: non-project Vivado build of one board.
-#   vivado -mode batch -source hw/vivado/build.tcl -tclargs kcu105-fmc-nand [cpu]
-# `cpu` adds the board CPU's block design (kcu105/cpu_bd.tcl, docs/firmware.md;
-# not yet run through Vivado, and not yet instantiated by the board's top).
+#   vivado -mode batch -source hw/vivado/build.tcl -tclargs kcu105-fmc-nand
 # Reads the shared RTL, the board's top and generated XDC, creates the XDMA
-# IP, then synth / opt / place / route / bitstream into hw/vivado/out/<board>/.
+# IP, adds the board CPU (kcu105/cpu.tcl: PicoRV32 and its firmware image,
+# docs/firmware.md; not yet run through Vivado), then synth / opt / place /
+# route / bitstream into hw/vivado/out/<board>/.
 
 set board [lindex $argv 0]
 if {$board eq ""} { set board kcu105-fmc-nand }
@@ -27,6 +27,7 @@ set rtl_sources {
     nandlab_ops_pkg.sv
     nandlab_timing_pkg.sv
     nandlab_regs_pkg.sv
+    nandlab_cpu_regs_pkg.sv
     nandlab_regs.sv
     nandlab_pattern_gen.sv
     nandlab_err_counter.sv
@@ -41,6 +42,11 @@ set rtl_sources {
     nandlab_ctrl.sv
     nandlab_axis_64to32.sv
     nandlab_axis_32to64.sv
+    nandlab_i2c_master.sv
+    nandlab_pwm.sv
+    nandlab_cpu_periph.sv
+    nandlab_cpu_sys.sv
+    nandlab_cpu_bar.sv
     nandlab_top_xdma.sv
 }
 foreach f $rtl_sources { read_verilog -sv [file join $rtl $f] }
@@ -64,9 +70,9 @@ set_property -dict [list \
 ] [get_ips xdma_0]
 generate_target all [get_ips xdma_0]
 synth_ip [get_ips xdma_0]
-if {[lindex $argv 1] eq "cpu"} { source [file join $board_dir cpu_bd.tcl] }
+source [file join $board_dir cpu.tcl]
 
-synth_design -top $top -part $part -include_dirs [file join $rtl include]
+synth_design -top $top -part $part -include_dirs [file join $rtl include] {*}$cpu_generics
 write_checkpoint -force [file join $out post_synth.dcp]
 opt_design
 place_design

@@ -4,13 +4,16 @@
 // and the NAND I/O buffers (DQ IOBUFs; RE_n / RE_c through an OBUFDS and
 // DQS / DQS_c through an IOBUFDS for the differential NV-DDR2 modes), so it
 // builds only in Vivado. The PHY's DQS delay (IDELAYE3) and DQS out (ODDRE1)
-// are inside nandlab_top_xdma (USE_XILINX_PRIMS).
+// are inside nandlab_top_xdma (USE_XILINX_PRIMS), as are the IOBUFs of the
+// board CPU's I2C lines (CPU=1, docs/firmware.md).
 //
 // Clock / reset: PCIe reference clock and PERST# from the edge connector;
 // everything else runs on the IP's axi_aclk.
 `default_nettype none
 
-module nandlab_kcu105 (
+module nandlab_kcu105 #(
+    parameter CODE_HEX = ""   // the CPU's firmware image: build.tcl sets it (kcu105/cpu.tcl)
+) (
     input  wire       pcie_refclk_p,
     input  wire       pcie_refclk_n,
     input  wire       pcie_perst_n,
@@ -18,6 +21,10 @@ module nandlab_kcu105 (
     input  wire [3:0] pcie_rx_n,
     output wire [3:0] pcie_tx_p,
     output wire [3:0] pcie_tx_n,
+    inout  wire       i2c_scl,    // power monitors, temperature sensor (pulled up on the card)
+    inout  wire       i2c_sda,
+    output wire       pwm,        // heater / TEC drive
+    output wire       pwm_cool,   // TEC direction
     output wire [3:0] nand_ce_n,
     output wire       nand_cle,
     output wire       nand_ale,
@@ -83,7 +90,9 @@ module nandlab_kcu105 (
     OBUFDS u_re (.I(re_n), .O(nand_re_n), .OB(nand_re_c));
     IOBUFDS u_dqs (.I(dqs_o), .T(!dqs_oe), .O(dqs_i), .IO(nand_dqs), .IOB(nand_dqs_c));
 
-    nandlab_top_xdma #(.NUM_CE(4), .CLK_PERIOD_PS(8000), .USE_XILINX_PRIMS(1'b1)) u_top (
+    nandlab_top_xdma #(
+        .NUM_CE(4), .CLK_PERIOD_PS(8000), .USE_XILINX_PRIMS(1'b1), .CPU(1'b1), .CODE_HEX(CODE_HEX)
+    ) u_top (
         .axi_aclk(axi_aclk), .axi_aresetn(axi_aresetn),
         .s_axis_h2c_tdata(h2c_tdata), .s_axis_h2c_tkeep(h2c_tkeep),
         .s_axis_h2c_tvalid(h2c_tvalid), .s_axis_h2c_tready(h2c_tready),
@@ -100,6 +109,7 @@ module nandlab_kcu105 (
         .s_axil_arvalid(axil_arvalid), .s_axil_arready(axil_arready),
         .s_axil_rdata(axil_rdata), .s_axil_rresp(axil_rresp),
         .s_axil_rvalid(axil_rvalid), .s_axil_rready(axil_rready),
+        .i2c_scl(i2c_scl), .i2c_sda(i2c_sda), .pwm(pwm), .pwm_cool(pwm_cool),
         .nand_ce_n(nand_ce_n), .nand_cle(nand_cle), .nand_ale(nand_ale),
         .nand_we_n(nand_we_n), .nand_re_n(re_n), .nand_wp_n(nand_wp_n),
         .nand_rb_n(nand_rb_n), .nand_dq_i(dq_i), .nand_dq_o(dq_o), .nand_dq_oe(dq_oe),
