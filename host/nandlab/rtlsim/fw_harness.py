@@ -99,10 +99,12 @@ async def boot(dut: Any, profile: Profile, seed: int) -> VirtualDie:
 
 
 def run_tests(test_module: str, test_dir: Path, sim: str, plusargs: tuple[str, ...] = (),
-              extra_env: dict[str, str] | None = None) -> tuple[int, int, Path]:
-    """Cross-build the firmware into `test_dir`, build the harness on `sim` (kept under
-    hw/tb/build/nandlab_fw_soc/ for the next run) and run the cocotb tests of
-    `test_module` (a module on sys.path, the caller's folder); (tests, failed, log)."""
+              extra_env: dict[str, str] | None = None, toplevel: str = TOPLEVEL,
+              parameters: dict[str, int] | None = None) -> tuple[int, int, Path]:
+    """Cross-build the firmware into `test_dir`, build `toplevel` (the harness; or an
+    hw/rtl top with the CPU subsystem, given its `parameters`) on `sim` (kept under
+    hw/tb/build/<toplevel>/ for the next run) and run the cocotb tests of `test_module`
+    (a module on sys.path, the caller's folder); (tests, failed, log)."""
     import pythondata_cpu_picorv32
     from cocotb_tools.runner import get_results
 
@@ -112,20 +114,20 @@ def run_tests(test_module: str, test_dir: Path, sim: str, plusargs: tuple[str, .
     subprocess.run(["make", "-s", "-C", str(firmware), "all", f"BUILD={test_dir}"],
                    check=True, capture_output=True)
     runner = sim_env.runner_for(sim)
-    parameters = {"CLK_PERIOD_PS": CLK_PS}
-    build = sim_env.build_dir_for(TOPLEVEL, sim, parameters)
+    parameters = parameters or {"CLK_PERIOD_PS": CLK_PS}
+    build = sim_env.build_dir_for(toplevel, sim, parameters)
+    harness = [firmware / "sim" / f"{TOPLEVEL}.sv"] if toplevel == TOPLEVEL else []
     runner.build(
         sources=[*sim_env.rtl_sources(None),
-                 Path(pythondata_cpu_picorv32.data_location) / "picorv32.v",
-                 firmware / "sim" / f"{TOPLEVEL}.sv"],
-        includes=[sim_env.RTL_DIR / "include"], hdl_toplevel=TOPLEVEL, build_dir=build,
+                 Path(pythondata_cpu_picorv32.data_location) / "picorv32.v", *harness],
+        includes=[sim_env.RTL_DIR / "include"], hdl_toplevel=toplevel, build_dir=build,
         parameters=parameters, timescale=sim_env.TIMESCALE,
         build_args=sim_env.VERILATOR_ARGS if sim == "verilator" else [],
         log_file=build / "build.log",
     )
     log = test_dir / "sim.log"
     results = runner.test(
-        hdl_toplevel=TOPLEVEL, hdl_toplevel_lang="verilog", test_module=test_module,
+        hdl_toplevel=toplevel, hdl_toplevel_lang="verilog", test_module=test_module,
         build_dir=build, test_dir=test_dir / "run", timescale=sim_env.TIMESCALE,
         plusargs=[f"+firmware={test_dir / 'nandlab.hex'}", *plusargs], log_file=log,
         extra_env=extra_env or {},
