@@ -155,6 +155,11 @@ module nandlab_top_xdma #(
                 IOBUF u_scl (.I(1'b0), .T(!scl_oe), .O(scl_i), .IO(i2c_scl));
                 IOBUF u_sda (.I(1'b0), .T(!sda_oe), .O(sda_i), .IO(i2c_sda));
             end else begin : g_tristate
+`ifndef SYNTHESIS
+                // the board's pull-ups, for simulation: a released line reads high
+                pullup (i2c_scl);
+                pullup (i2c_sda);
+`endif
                 assign i2c_scl = scl_oe ? 1'b0 : 1'bz;
                 assign i2c_sda = sda_oe ? 1'b0 : 1'bz;
                 assign scl_i = i2c_scl;
