@@ -1,5 +1,5 @@
-"""The board CPU's peripheral block (hw/rtl/nandlab_cpu_periph.sv: I2C master, PWM,
-and its AXI4-Lite wrapper) builds in every tool the project uses; its behaviour on the
+"""The board CPU's peripheral block (hw/rtl/nandlab_cpu_periph.sv: I2C master, PWM)
+builds in every tool the project uses; its behaviour on the
 pins, with datasheet models of the I2C devices, is tested in the firmware-in-the-loop
 harness (firmware/sim/test_fw_periph.py)."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 RTL = Path(__file__).resolve().parents[2] / "hw" / "rtl"
 FILES = ["nandlab_cpu_regs_pkg.sv", "nandlab_i2c_master.sv", "nandlab_pwm.sv",
-         "nandlab_cpu_periph.sv", "nandlab_cpu_periph_axil.sv"]
-TOP = "nandlab_cpu_periph_axil"   # the AXI4-Lite face of the block design, the block inside
+         "nandlab_cpu_periph.sv"]
+TOP = "nandlab_cpu_periph"
 
 
 def _run(*cmd: str) -> subprocess.CompletedProcess[str]:
