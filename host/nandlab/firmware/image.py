@@ -9,8 +9,9 @@ as 32-bit little-endian words: what `objcopy -O verilog --verilog-data-width=4`
 gives the simulation and what a Vivado COE file gives the bitstream.
 
 `Mailbox.load_firmware` sends the used part of the image through the mailbox (LOAD);
-`python -m nandlab.firmware.image coe ELF OUT.coe` writes the COE file the KCU105
-block design (hw/vivado/kcu105/cpu_bd.tcl) initialises the BRAM from.
+`python -m nandlab.firmware.image coe ELF OUT.coe` writes the image as a COE file (a
+Vivado memory IP's init format; the KCU105 build itself reads firmware/build/nandlab.hex,
+hw/vivado/kcu105/cpu.tcl).
 """
 
 from __future__ import annotations
