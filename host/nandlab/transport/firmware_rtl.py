@@ -62,7 +62,7 @@ def harness_dir() -> Path:
 
 def _boot_image() -> list[int]:
     """The BRAM's image at power-up: the checkout's own firmware build (as the
-    bitstream's, hw/vivado/kcu105/cpu_bd.tcl), made if it is not there."""
+    bitstream's, hw/vivado/kcu105/cpu.tcl), made if it is not there."""
     elf = harness_dir().parent / "build" / "nandlab.elf"
     if not elf.is_file():
         if shutil.which("riscv64-unknown-elf-gcc") is None:
