@@ -19,6 +19,12 @@ from cocotb.task import bridge, resume
 from cocotb.triggers import ClockCycles
 from cocotbext.axi import AxiLiteBus, AxiLiteMaster
 from nandlab.firmware import Mailbox
+from nandlab.firmware._cpu_regs import (
+    BAR_CPU_CTRL,
+    BAR_SHARED,
+    BAR_SHARED_SIZE,
+    CPU_CTRL,
+)
 from nandlab.ops import decode_results
 from nandlab.regs import REG
 from nandlab.rtlsim import fw_harness
@@ -30,7 +36,6 @@ from nandlab.vchip.die import VirtualDie
 
 MODULE = Path(__file__).stem
 SEED = 3
-CPU_CTRL, SHARED = 0x1000, 0x4000   # nandlab_cpu_bar's host BAR map
 
 
 class BarPort:
@@ -48,11 +53,11 @@ class BarPort:
         self._write(offset, value)
 
     def read_words(self, offset: int, n: int) -> list[int]:
-        return [self.read32(SHARED + offset + 4 * i) for i in range(n)]
+        return [self.read32(BAR_SHARED + offset + 4 * i) for i in range(n)]
 
     def write_words(self, offset: int, words: list[int]) -> None:
         for i, w in enumerate(words):
-            self.write32(SHARED + offset + 4 * i, w)
+            self.write32(BAR_SHARED + offset + 4 * i, w)
 
 
 @cocotb.test(timeout_time=20, timeout_unit="ms")
@@ -81,11 +86,15 @@ async def test_firmware_serves_the_host_through_the_top(dut: Any) -> None:
                              f"(CPU at 0x{int(sys.u_cpu.reg_pc.value):08X}, trap "
                              f"{sys.trap.value}, bar state {dut.g_cpu.u_bar.state_q.value})")
 
-    await bar.write_dword(SHARED + 0x3FFC, 0xC0FFEE01)   # the window's last word
-    assert await bar.read_dword(SHARED + 0x3FFC) == 0xC0FFEE01
-    assert await bar.read_dword(CPU_CTRL) == 0            # the host's streams after reset
-    await bar.write_dword(CPU_CTRL, 1)
-    assert await bar.read_dword(CPU_CTRL) == 1
+    last = BAR_SHARED + BAR_SHARED_SIZE - 4   # the window's last word
+    await bar.write_dword(last, 0xC0FFEE01)
+    assert await bar.read_dword(last) == 0xC0FFEE01
+    stream, cpu_id = CPU_CTRL.field("STREAM_CPU"), CPU_CTRL.field("CPU_ID")
+    ctrl = await bar.read_dword(BAR_CPU_CTRL)
+    assert cpu_id.get(ctrl) == cpu_id.reset != 0     # the bitstream says it has the CPU
+    assert stream.get(ctrl) == 0                      # the host's streams after reset
+    await bar.write_dword(BAR_CPU_CTRL, stream.put(0, 1))
+    assert stream.get(await bar.read_dword(BAR_CPU_CTRL)) == 1
 
     port, progs = BarPort(dut, bar), Programs(profile)
 

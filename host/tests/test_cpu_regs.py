@@ -33,3 +33,28 @@ def test_rtl_and_firmware_use_the_generated_names() -> None:
         assert f"nandlab_cpu_regs_t, {reg})" in hal
     # no register offset typed by hand in the decoder
     assert not re.search(r"8'h[0-9A-Fa-f]{2}\s*:", periph)
+
+
+def test_bar_map_comes_from_its_rdl() -> None:
+    """The host BAR with the CPU: the generated constants are the RDL's, CPU_ID is a
+    constant the top without the CPU cannot answer (its 0x1000 aliases the ID register),
+    and the BAR block and the top's test read the generated names, not numbers."""
+    from nandlab.firmware import _cpu_regs as bar
+    from nandlab.regs import ID_MAGIC
+
+    rdl = cpu_regs.BAR_RDL.read_text()
+    placed = {m[1]: int(m[2], 16) for m in re.finditer(r"\}\s*(\w+)\s*@\s*0x([0-9A-Fa-f]+);", rdl)}
+    assert placed == {"CSR": bar.BAR_CSR, "CPU_CTRL": bar.BAR_CPU_CTRL, "SHARED": bar.BAR_SHARED}
+    assert (bar.BAR_CSR_SIZE, bar.BAR_SHARED_SIZE) == (0x1000, 0x4000)
+    assert bar.CPU_CTRL.offset == bar.BAR_CPU_CTRL
+    cpu_id = bar.CPU_CTRL.field("CPU_ID")
+    assert cpu_id.reset == bar.BAR_CPU_CTRL_CPU_ID_VALUE != 0
+    assert cpu_id.get(ID_MAGIC) != cpu_id.reset and cpu_id.get(0) != cpu_id.reset
+    assert bar.CPU_CTRL.field("STREAM_CPU").lsb == bar.BAR_CPU_CTRL_STREAM_CPU_LSB
+    sv = (REPO / "hw" / "rtl" / "nandlab_cpu_bar.sv").read_text()
+    for name in ("BAR_CSR", "BAR_CSR_SIZE", "BAR_CPU_CTRL", "BAR_CPU_CTRL_STREAM_CPU_LSB",
+                 "BAR_CPU_CTRL_CPU_ID_VALUE", "BAR_SHARED", "BAR_SHARED_SIZE"):
+        assert f"nandlab_cpu_regs_pkg::{name}" in sv
+    top_test = (REPO / "firmware" / "sim" / "test_fw_top.py").read_text()
+    assert "0x1000" not in top_test and "0x4000" not in top_test
+    assert "BAR_CPU_CTRL" in top_test and "BAR_SHARED" in top_test

@@ -1,13 +1,18 @@
 // nandlab_cpu_bar: the host's user BAR of a top with the board CPU
 // (nandlab_top_xdma, CPU=1), and the arbiter that lets the CPU reach the same
-// CSR block (the mailbox) as the host. Host BAR map (docs/firmware.md):
+// CSR block (the mailbox) as the host. The BAR map's one source is
+// hw/regs/nandlab_cpu_bar.rdl (the BAR_* localparams of nandlab_cpu_regs_pkg;
+// docs/firmware.md):
 //
-//   0x0000..0x0FFF  the CSR block (nandlab_ctrl), shared with the CPU
-//   0x1000          CPU_CTRL: bit 0 STREAM_CPU, 1 = the sequencer's op-program
-//                   and result streams are the CPU's, 0 = the host's (reset);
-//                   switch it only while the sequencer is idle
-//   0x4000..0x7FFF  the shared RAM's host port (16 KiB): programs, loop
-//                   descriptors, result rings, firmware images for LOAD
+//   BAR_CSR      the CSR block (nandlab_ctrl), shared with the CPU
+//   BAR_CPU_CTRL STREAM_CPU: 1 = the sequencer's op-program and result streams
+//                are the CPU's, 0 = the host's (reset); switch it only while
+//                the sequencer is idle. CPU_ID: a constant that tells the host
+//                this bitstream has the CPU
+//   BAR_SHARED   the shared RAM's host port: programs, loop descriptors,
+//                result rings, firmware images for LOAD
+//
+// Anything else in the 32 KiB reads 0 and ignores writes.
 //
 // One transaction at a time, host or CPU: when both wait, the one that did
 // not go last goes (neither starves the other). The CSR block gets each as
@@ -66,6 +71,14 @@ module nandlab_cpu_bar (
     wire [5:0] prot = {s_axil_awprot, s_axil_arprot};  // every access is the same kind
     /* verilator lint_on UNUSEDSIGNAL */
     localparam logic [6:0] CONTROL = 7'h10;  // hw/regs/nandlab_regs.rdl; bit 0 SOFT_RESET
+    localparam int CSR = nandlab_cpu_regs_pkg::BAR_CSR;
+    localparam int CSR_SIZE = nandlab_cpu_regs_pkg::BAR_CSR_SIZE;
+    localparam int CPU_CTRL = nandlab_cpu_regs_pkg::BAR_CPU_CTRL;
+    localparam int STREAM_CPU = nandlab_cpu_regs_pkg::BAR_CPU_CTRL_STREAM_CPU_LSB;
+    localparam logic [31:0] CPU_ID = nandlab_cpu_regs_pkg::BAR_CPU_CTRL_CPU_ID_VALUE
+                                     << nandlab_cpu_regs_pkg::BAR_CPU_CTRL_CPU_ID_LSB;
+    localparam int SHARED = nandlab_cpu_regs_pkg::BAR_SHARED;
+    localparam int SHARED_SIZE = nandlab_cpu_regs_pkg::BAR_SHARED_SIZE;
 
     typedef enum logic [2:0] {IDLE, CSR_WRITE, CSR_READ, SHARED_READ, RESPOND} state_t;
     state_t state_q;
@@ -85,8 +98,10 @@ module nandlab_cpu_bar (
     wire [14:0] req_addr = grant_cpu ? {3'b000, cpu_addr} :
                            host_wr ? s_axil_awaddr : s_axil_araddr;
     wire [31:0] req_wdata = grant_cpu ? cpu_wdata : s_axil_wdata;
-    wire        to_csr = req_addr[14:12] == 3'd0;
-    wire        to_shared = req_addr[14];
+    // each window is aligned to its power-of-two size, so a mask decodes it
+    wire        to_csr = ({17'h0, req_addr} & ~(CSR_SIZE - 1)) == CSR;
+    wire        to_shared = ({17'h0, req_addr} & ~(SHARED_SIZE - 1)) == SHARED;
+    wire        to_cpu_ctrl = {17'h0, req_addr} == CPU_CTRL;
 
     assign s_axil_awready = grant_host && host_wr;
     assign s_axil_wready = grant_host && host_wr;
@@ -112,7 +127,7 @@ module nandlab_cpu_bar (
     assign m_axil_rready = state_q == CSR_READ && !ar_q;
 
     assign shared_we = grant_host && req_we && to_shared;
-    assign shared_addr = req_addr[13:2];
+    assign shared_addr = req_addr[13:2];  // the word in the window (SHARED is size-aligned)
     assign shared_wdata = req_wdata;
     assign soft_reset = state_q == CSR_WRITE && m_axil_bvalid && m_axil_bready &&
                         addr_q[6:0] == CONTROL && wdata_q[0];
@@ -141,8 +156,8 @@ module nandlab_cpu_bar (
                         state_q <= req_we ? RESPOND : SHARED_READ;
                     end else begin
                         // CPU_CTRL, and nothing elsewhere: the CPU's window is the CSR block's 4 KiB
-                        if (req_we && req_addr[11:0] == 12'h000) stream_cpu <= req_wdata[0];
-                        rdata_q <= req_addr[11:0] == 12'h000 ? {31'h0, stream_cpu} : 32'h0;
+                        if (req_we && to_cpu_ctrl) stream_cpu <= req_wdata[STREAM_CPU];
+                        rdata_q <= to_cpu_ctrl ? CPU_ID | {31'h0, stream_cpu} << STREAM_CPU : 32'h0;
                         state_q <= RESPOND;
                     end
                 end

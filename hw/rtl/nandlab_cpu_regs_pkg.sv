@@ -52,6 +52,18 @@ package nandlab_cpu_regs_pkg;
   localparam int PWM_DUTY_COOL_W = 1;
   localparam int PWM_DUTY_COOL_RESET = 0;
 
+  // the host's user BAR with the CPU, generated from hw/regs/nandlab_cpu_bar.rdl, do not edit
+  localparam int BAR_CSR = 'h0;
+  localparam int BAR_CSR_SIZE = 'h1000;
+  localparam int BAR_CPU_CTRL = 'h1000;
+  localparam int BAR_CPU_CTRL_STREAM_CPU_LSB = 'h0;
+  localparam int BAR_CPU_CTRL_STREAM_CPU_W = 'h1;
+  localparam int BAR_CPU_CTRL_CPU_ID_LSB = 'h10;
+  localparam int BAR_CPU_CTRL_CPU_ID_W = 'h10;
+  localparam int BAR_CPU_CTRL_CPU_ID_VALUE = 'h4350;
+  localparam int BAR_SHARED = 'h4000;
+  localparam int BAR_SHARED_SIZE = 'h4000;
+
   /* verilator lint_on UNUSEDPARAM */
 
 endpackage

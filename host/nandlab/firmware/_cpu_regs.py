@@ -35,3 +35,20 @@ REGISTERS: tuple[Register, ...] = (
     )),
 )
 """Every register, in address order."""
+
+# The host's user BAR with the CPU, generated from hw/regs/nandlab_cpu_bar.rdl, do not edit
+BAR_CSR = 0x0
+BAR_CSR_SIZE = 0x1000
+BAR_CPU_CTRL = 0x1000
+BAR_CPU_CTRL_STREAM_CPU_LSB = 0
+BAR_CPU_CTRL_STREAM_CPU_W = 1
+BAR_CPU_CTRL_CPU_ID_LSB = 16
+BAR_CPU_CTRL_CPU_ID_W = 16
+BAR_CPU_CTRL_CPU_ID_VALUE = 0x4350
+BAR_SHARED = 0x4000
+BAR_SHARED_SIZE = 0x4000
+CPU_CTRL = Register('CPU_CTRL', 0x1000, 'CPU control', (
+    Field('STREAM_CPU', 0, 1, 'rw', 0, "1: the sequencer's program and result streams are the CPU's, 0: H2C / C2H (reset); switch only while the sequencer is idle"),
+    Field('CPU_ID', 16, 16, 'r', 17232, "0x4350 ('CP'): the bitstream has the board CPU"),
+))
+"""CPU_CTRL, at BAR_CPU_CTRL."""

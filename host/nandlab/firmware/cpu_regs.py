@@ -1,10 +1,15 @@
-"""Register map of the board CPU's peripherals (I2C master, PWM), generated from
-its one source, hw/regs/nandlab_cpu_regs.rdl, into three views:
+"""Register maps of the board CPU, generated from their sources into three views:
+the CPU's peripherals (I2C master, PWM; hw/regs/nandlab_cpu_regs.rdl) and the
+host's user BAR of the top with the CPU (hw/regs/nandlab_cpu_bar.rdl: the CSR
+window, CPU_CTRL, the shared RAM window).
 
 - hw/rtl/nandlab_cpu_regs_pkg.sv: offsets and field positions as localparams, which
-  the peripheral block (hw/rtl/nandlab_cpu_periph.sv) decodes;
-- firmware/include/nandlab_cpu_regs.h (PeakRDL-cheader), which hal_target.c uses;
-- host/nandlab/firmware/_cpu_regs.py (`REGISTERS`, the types of `nandlab.regs`).
+  the peripheral block (hw/rtl/nandlab_cpu_periph.sv) and the BAR block
+  (hw/rtl/nandlab_cpu_bar.sv, the BAR_* ones) decode;
+- firmware/include/nandlab_cpu_regs.h (PeakRDL-cheader), which hal_target.c uses
+  (the peripherals only: the firmware never sees the host's BAR);
+- host/nandlab/firmware/_cpu_regs.py (`REGISTERS`, the types of `nandlab.regs`;
+  `CPU_CTRL` and the BAR_* constants, which xdma:// uses).
 
 `python -m nandlab.firmware.cpu_regs [--check]` writes the stale ones, or with
 --check fails naming them (make test-generated; host/tests/test_cpu_regs.py).
@@ -22,25 +27,50 @@ from pathlib import Path
 from nandlab.hwgen import REPO, Output
 
 RDL = REPO / "hw" / "regs" / "nandlab_cpu_regs.rdl"
+BAR_RDL = REPO / "hw" / "regs" / "nandlab_cpu_bar.rdl"
 SV_PKG = REPO / "hw" / "rtl" / "nandlab_cpu_regs_pkg.sv"
 C_HEADER = REPO / "firmware" / "include" / "nandlab_cpu_regs.h"
 PY_MAP = REPO / "host" / "nandlab" / "firmware" / "_cpu_regs.py"
 BANNER = "generated from hw/regs/nandlab_cpu_regs.rdl by nandlab.firmware.cpu_regs, do not edit"
+BAR_BANNER = "generated from hw/regs/nandlab_cpu_bar.rdl, do not edit"
 
 
-def _compile():
+def _compile(path: Path = RDL):
     from systemrdl import RDLCompiler
 
     rdlc = RDLCompiler()
-    rdlc.compile_file(str(RDL))
+    rdlc.compile_file(str(path))
     return rdlc.elaborate()
+
+
+def _bar_constants(bar) -> list[tuple[str, int]]:
+    """(name, value) of the BAR map: each window's base and size, CPU_CTRL's offset and
+    fields (lsb, width, and the read-only constant's value)."""
+    from systemrdl.node import MemNode, RegNode
+
+    out: list[tuple[str, int]] = []
+    for node in bar.top.children():
+        name = f"BAR_{node.inst_name}"
+        out.append((name, node.address_offset))
+        if isinstance(node, MemNode):
+            out.append((f"{name}_SIZE", node.size))
+        elif isinstance(node, RegNode):
+            for f in node.fields():
+                out += [(f"{name}_{f.inst_name}_LSB", f.lsb), (f"{name}_{f.inst_name}_W", f.width)]
+                if not f.is_sw_writable:
+                    reset = f.get_property("reset")
+                    if not isinstance(reset, int):
+                        raise ValueError(f"{BAR_RDL}: {name}.{f.inst_name} is read-only but "
+                                         "has no constant value")
+                    out.append((f"{name}_{f.inst_name}_VALUE", reset))
+    return out
 
 
 def _regs(root) -> list:
     return list(root.top.registers())
 
 
-def _sv_package(root) -> Output:
+def _sv_package(root, bar) -> Output:
     lines = [f"// {BANNER}", "// Byte offsets in the block, then each field's lsb and width.",
              "`default_nettype none", "", "package nandlab_cpu_regs_pkg;", "",
              "  // the whole map, for every reader: one block uses part of it",
@@ -53,6 +83,8 @@ def _sv_package(root) -> Output:
             reset = f.get_property("reset")
             if reset is not None and f.is_sw_writable:
                 lines.append(f"  localparam int {reg.inst_name}_{f.inst_name}_RESET = {reset};")
+    lines += ["", f"  // the host's user BAR with the CPU, {BAR_BANNER}"]
+    lines += [f"  localparam int {name} = 'h{value:X};" for name, value in _bar_constants(bar)]
     lines += ["", "  /* verilator lint_on UNUSEDPARAM */", "", "endpackage", "",
               "`default_nettype wire", ""]
     return Output(SV_PKG, "\n".join(lines))
@@ -67,7 +99,14 @@ def _c_header(root) -> Output:
         return Output(C_HEADER, f"// {BANNER}\n{path.read_text()}")
 
 
-def _python_map(root) -> Output:
+def _field(f) -> str:
+    """A field as the Python map writes it (nandlab.regs.model.Field)."""
+    desc = " ".join((f.get_property("desc") or "").split())
+    return (f"Field({f.inst_name!r}, {f.lsb}, {f.width}, {f.get_property('sw').name!r}, "
+            f"{f.get_property('reset') or 0}, {desc!r})")
+
+
+def _python_map(root, bar) -> Output:
     lines = [f'"""Register map of the board CPU\'s peripherals.\n\n{BANNER}\n"""',
              "# ruff: noqa: E501  (generated: descriptions are kept on one line)", "",
              "from nandlab.regs.model import Field, Register", "",
@@ -75,20 +114,24 @@ def _python_map(root) -> Output:
     for reg in _regs(root):
         lines.append(f"    Register({reg.inst_name!r}, 0x{reg.address_offset:03X}, "
                      f"{reg.get_property('name')!r}, (")
-        for f in reg.fields():
-            desc = " ".join((f.get_property("desc") or "").split())
-            reset = f.get_property("reset")
-            lines.append(f"        Field({f.inst_name!r}, {f.lsb}, {f.width}, "
-                         f"{f.get_property('sw').name!r}, {reset or 0}, {desc!r}),")
+        lines += [f"        {_field(f)}," for f in reg.fields()]
         lines.append("    )),")
-    lines += [")", '"""Every register, in address order."""', ""]
+    lines += [")", '"""Every register, in address order."""', "",
+              f"# The host's user BAR with the CPU, {BAR_BANNER}"]
+    lines += [f"{name} = {value if name.endswith(('_LSB', '_W')) else hex(value)}"
+              for name, value in _bar_constants(bar)]
+    ctrl = bar.top.get_child_by_name("CPU_CTRL")
+    lines.append(f"CPU_CTRL = Register('CPU_CTRL', 0x{ctrl.address_offset:04X}, "
+                 f"{ctrl.get_property('name')!r}, (")
+    lines += [f"    {_field(f)}," for f in ctrl.fields()]
+    lines += ["))", '"""CPU_CTRL, at BAR_CPU_CTRL."""', ""]
     return Output(PY_MAP, "\n".join(lines))
 
 
 def outputs() -> list[Output]:
     """Every file generated from the RDL source, with its up-to-date content."""
-    root = _compile()
-    return [_sv_package(root), _c_header(root), _python_map(root)]
+    root, bar = _compile(), _compile(BAR_RDL)
+    return [_sv_package(root, bar), _c_header(root), _python_map(root, bar)]
 
 
 def main(argv: list[str] | None = None) -> int:
