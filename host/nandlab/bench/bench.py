@@ -41,7 +41,9 @@ HOW_TO_GET = {
     "wear": "only virtual dies (sim://) fast-forward wear; cycle the block on a real chip",
     "oven": "only virtual benches (sim://) bake without wall time; on a real bench a bake "
     "holds the temperature controller (role thermal) for the real hours",
-    "firmware": "no bench runs firmware loops yet",
+    "firmware": "the board CPU runs them: an xdma:// board whose bitstream has the CPU "
+    "(the KCU105 build; this one answers no CPU_CTRL.CPU_ID), rtl://...?firmware=ELF, or a "
+    "bench wrapped in nandlab.transport.firmware_native.FirmwareBoard",
     "matcher": "only rtl:// benches run the CoX-PM kernel (hw/hls/coxpm) on the read stream; "
     "on other benches use a part with the CoX-PM commands (sim://tlc-coxpm)",
     "eye": "this bench has no capture-delay control: a data-eye scan needs the FPGA DDR PHY's "
