@@ -26,6 +26,13 @@ what to do: device files missing (driver not loaded, FPGA not enumerated),
 no permission, transfer timeouts (ETIME / ETIMEDOUT), "Unknown error 512"
 (ERESTARTSYS leaking from an interrupted streaming C2H read).
 
+A bitstream with the board CPU (the KCU105 build; CPU_CTRL.CPU_ID in the
+user BAR, hw/regs/nandlab_cpu_bar.rdl) gives the bench the `firmware` role:
+the firmware's loops through the mailbox registers and the shared RAM window,
+the sequencer's streams handed to the CPU for each loop
+(`nandlab.transport.xdma_cpu`). Without it the role is absent and the campaign
+steps drive their loops from the host.
+
 Hardware-free testing swaps only `DeviceFiles` (open, pread, pwrite, close)
 for `nandlab.transport.xdma_emulation.XdmaEmulation`: the design's register
 map and a sequencer (the op program semantics of the sim transport) with
@@ -42,6 +49,7 @@ from typing import Any, Protocol
 
 from nandlab.boards import Board, FpgaController, load_board
 from nandlab.errors import BenchURLError, TransportError, UsageError
+from nandlab.firmware._cpu_regs import BAR_CPU_CTRL
 from nandlab.ops import (
     Dout,
     DoutCompare,
@@ -56,6 +64,13 @@ from nandlab.regs import ID_MAGIC, REG
 from nandlab.transport.base import Transport, board_record
 from nandlab.transport.roles import Roles
 from nandlab.transport.url import query_options, split_url
+from nandlab.transport.xdma_cpu import (
+    POLL_S,
+    BarPort,
+    StreamHandover,
+    board_mailbox,
+    has_cpu,
+)
 
 XDMA_FORM = ("xdma:///dev/xdmaN?board=NAME|PATH&profile=NAME|PATH[&channel=N][&timeout_s=S] "
              "(e.g. xdma:///dev/xdma0?board=kc705-onfi&profile=mlc-64l)")
@@ -201,6 +216,7 @@ class XdmaTransport(Transport):
         files: the device-file layer (OsDeviceFiles; XdmaEmulation in tests).
         board, profile: override what the URL names.
         power_samples: room for POWER samples per program (result words).
+        poll_s: the mailbox's sleep between two polls of the board CPU's answer.
     """
 
     board: Board  # the URL always names one
@@ -210,7 +226,7 @@ class XdmaTransport(Transport):
 
     def __init__(self, options: XdmaOptions, url: str, *, files: DeviceFiles | None = None,
                  board: Board | None = None, profile: Profile | None = None,
-                 power_samples: int = 65536) -> None:
+                 power_samples: int = 65536, poll_s: float = POLL_S) -> None:
         self.url = url
         self.options = options
         self.board = board if board is not None else load_board(options.board)
@@ -224,7 +240,6 @@ class XdmaTransport(Transport):
         self.power_samples = power_samples
         self._fds: dict[str, int] = {}
         self._closed = False
-        self._roles = Roles(power=SequencerPower(self.board))
         try:
             for kind in ("user", "h2c", "c2h"):
                 path = options.file(kind)
@@ -233,6 +248,14 @@ class XdmaTransport(Transport):
                 except OSError as exc:
                     raise driver_error("open", path, exc, options.timeout_s) from None
             self._check_bitstream()
+            self.cpu = has_cpu(self.read32(BAR_CPU_CTRL, "CPU_CTRL"))
+            """Whether the bitstream has the board CPU (and so the `firmware` role)."""
+            firmware = None
+            if self.cpu:
+                port = BarPort(self.read32, self.write32)
+                self.mailbox = board_mailbox(port, poll_s)
+                firmware = StreamHandover(self.mailbox, port, self._idle)
+            self._roles = Roles(power=SequencerPower(self.board), firmware=firmware)
         except BaseException:
             self.close()
             raise
@@ -243,24 +266,33 @@ class XdmaTransport(Transport):
 
     # ------------------------------------------------------------ registers
 
-    def read_reg(self, name: str) -> int:
-        """A CSR by name (nandlab.regs), through the user BAR."""
+    def read32(self, offset: int, what: str = "") -> int:
+        """The 32-bit word at byte `offset` of the user BAR (`what` names it in errors)."""
         path = self.options.file("user")
+        what = what or f"0x{offset:04X}"
         try:
-            data = self.files.pread(self._fds["user"], 4, REG[name].offset)
+            data = self.files.pread(self._fds["user"], 4, offset)
         except OSError as exc:
-            raise driver_error(f"register read {name}", path, exc, self.options.timeout_s) from None
+            raise driver_error(f"register read {what}", path, exc, self.options.timeout_s) from None
         if len(data) != 4:
-            raise TransportError(f"XDMA register read {name} on {path} returned {len(data)} bytes")
+            raise TransportError(f"XDMA register read {what} on {path} returned {len(data)} bytes")
         return int.from_bytes(data, "little")
 
-    def write_reg(self, name: str, value: int) -> None:
+    def write32(self, offset: int, value: int, what: str = "") -> None:
+        """Write the 32-bit word at byte `offset` of the user BAR."""
         path = self.options.file("user")
         try:
-            self.files.pwrite(self._fds["user"], value.to_bytes(4, "little"), REG[name].offset)
+            self.files.pwrite(self._fds["user"], value.to_bytes(4, "little"), offset)
         except OSError as exc:
-            raise driver_error(f"register write {name}", path, exc,
+            raise driver_error(f"register write {what or f'0x{offset:04X}'}", path, exc,
                                self.options.timeout_s) from None
+
+    def read_reg(self, name: str) -> int:
+        """A CSR by name (nandlab.regs), through the user BAR."""
+        return self.read32(REG[name].offset, name)
+
+    def write_reg(self, name: str, value: int) -> None:
+        self.write32(REG[name].offset, value, name)
 
     def field(self, reg: str, name: str) -> int:
         return REG[reg].field(name).get(self.read_reg(reg))
@@ -304,6 +336,9 @@ class XdmaTransport(Transport):
     def describe(self) -> dict[str, Any]:
         version = self.read_reg("VERSION")
         clock = self.field("CONFIG", "CLK_PERIOD_PS")
+        cpu: dict[str, Any] = {"present": self.cpu}
+        if self.cpu:
+            cpu["firmware"] = self.mailbox.version()
         return {
             "board": board_record(self.board, self.options.board),
             "device": self.options.device,
@@ -316,6 +351,7 @@ class XdmaTransport(Transport):
                 "ops_spec": REG["VERSION"].field("OPS_SPEC").get(version),
                 "num_ce": self.targets,
                 "clk_period_ps": clock,
+                "cpu": cpu,
             },
         }
 
@@ -341,8 +377,7 @@ class XdmaTransport(Transport):
         """
         if self._closed:
             raise TransportError(f"bench {self.url} is closed")
-        if self.field("STATUS", "RUNNING"):
-            self._soft_reset()
+        self._idle()
         words = limit_words
         self.write_reg("RSP_LIMIT", words)
         h2c, c2h = self.options.file("h2c"), self.options.file("c2h")
@@ -366,6 +401,11 @@ class XdmaTransport(Transport):
             raise TransportError(f"XDMA C2H read on {c2h}: the result stream is malformed "
                                  f"({len(data)} bytes): {exc}") from None
         return bytes(data)
+
+    def _idle(self) -> None:
+        """No program left running: a sequencer still RUNNING is reset."""
+        if self.field("STATUS", "RUNNING"):
+            self._soft_reset()
 
     def _soft_reset(self) -> None:
         reset = REG["CONTROL"].field("SOFT_RESET")
