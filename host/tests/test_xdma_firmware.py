@@ -104,12 +104,13 @@ def test_streams_belong_to_the_cpu_only_during_a_loop(lib: Path) -> None:
     assert CPU_CTRL.field("CPU_ID").get(ctrl) == CPU_CTRL.field("CPU_ID").reset
     loop = Loop(ce=0, block=3, pages=1, page_bytes=chip.geometry.page_bytes,
                 pattern=PATTERNS["checker"], seed=1, chunk=32)
+    mailbox = transport.mailbox
+    assert mailbox is not None
     # without the handover the firmware's programs never reach the sequencer
-    transport.mailbox.session(Permit.ERASE | Permit.PROGRAM)
+    mailbox.session(Permit.ERASE | Permit.PROGRAM)
     with pytest.raises(TransportError, match="STREAM_CPU"):
-        transport.mailbox.run_loop(LoopDescriptor(kind=LoopKind.PE_CYCLE,
-                                                  **loop.params(chip, 1)))
-    transport.mailbox.end_session()
+        mailbox.run_loop(LoopDescriptor(kind=LoopKind.PE_CYCLE, **loop.params(chip, 1)))
+    mailbox.end_session()
     # while the CPU has the streams, H2C is not drained: the driver times out
     transport.write32(BAR_CPU_CTRL, CPU_CTRL.field("STREAM_CPU").put(0, 1))
     with pytest.raises(TransportError, match="timed out"):
@@ -123,5 +124,5 @@ def test_streams_belong_to_the_cpu_only_during_a_loop(lib: Path) -> None:
     flips = sum(bin(a ^ b).count("1") for a, b in zip(data, want, strict=True))
     assert flips < len(data) * 8 // 100, flips
     with pytest.raises(TransportError, match="window"):
-        transport.mailbox.ram.read_words(BAR_SHARED_SIZE - 4, 2)
+        mailbox.ram.read_words(BAR_SHARED_SIZE - 4, 2)
     bench.close()

@@ -50,6 +50,7 @@ from typing import Any, Protocol
 from nandlab.boards import Board, FpgaController, load_board
 from nandlab.errors import BenchURLError, TransportError, UsageError
 from nandlab.firmware._cpu_regs import BAR_CPU_CTRL
+from nandlab.firmware.mailbox import Mailbox
 from nandlab.ops import (
     Dout,
     DoutCompare,
@@ -251,6 +252,8 @@ class XdmaTransport(Transport):
             self.cpu = has_cpu(self.read32(BAR_CPU_CTRL, "CPU_CTRL"))
             """Whether the bitstream has the board CPU (and so the `firmware` role)."""
             firmware = None
+            self.mailbox: Mailbox | None = None
+            """The board CPU's mailbox (None without the CPU)."""
             if self.cpu:
                 port = BarPort(self.read32, self.write32)
                 self.mailbox = board_mailbox(port, poll_s)
@@ -337,7 +340,7 @@ class XdmaTransport(Transport):
         version = self.read_reg("VERSION")
         clock = self.field("CONFIG", "CLK_PERIOD_PS")
         cpu: dict[str, Any] = {"present": self.cpu}
-        if self.cpu:
+        if self.mailbox is not None:
             cpu["firmware"] = self.mailbox.version()
         return {
             "board": board_record(self.board, self.options.board),
