@@ -9,6 +9,7 @@ die's `BusRegisters` and hands each complete operation to the part that does it
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import Enum, auto
 
@@ -19,12 +20,15 @@ from nandlab.vchip import identity
 from nandlab.vchip.address import CellMode, Target
 from nandlab.vchip.array_ops import ArrayOps
 from nandlab.vchip.clock import US
+from nandlab.vchip.identity_common import latencies_us
 from nandlab.vchip.parts import DiePart, DieParts
 from nandlab.vchip.power import Phase
 from nandlab.vchip.testmode import TestModeEngine
 from nandlab.vchip.vendor_cmds import VendorCommands
 
-PARAM_PAGE_BUSY_US = 25.0  # tR of READ PARAMETER PAGE / READ UNIQUE ID
+# busy of READ PARAMETER PAGE / READ UNIQUE ID: ONFI bounds it by tR, so a part whose
+# declared tR is shorter (slc-search, the RTL test die) is busy for its declared tR
+PARAM_PAGE_BUSY_US = 25.0
 
 
 class Out(Enum):
@@ -100,6 +104,8 @@ class CommandDecoder(DiePart):
         self._unique_id = unique_id
         self._addr_cycles = parts.addresses.addr_cycles
         self._row_cycles = parts.profile.geometry.row_cycles
+        t_r_us = math.ceil(latencies_us(parts.profile)[0])  # as the parameter page says
+        self._param_busy_ns = round(min(PARAM_PAGE_BUSY_US, t_r_us) * US)
         tm = parts.profile.vendor.test_mode
         # opcodes whose address cycles only collect (no action at some count): a whole
         # ADDR instruction of them is taken at once
@@ -310,7 +316,7 @@ class CommandDecoder(DiePart):
             regs.stream = identity.ByteStream(identity.unique_id_stream(self._unique_id))
         clock = self._clock
         start = clock.array_start()
-        end = start + round(PARAM_PAGE_BUSY_US * US)
+        end = start + self._param_busy_ns
         clock.power.add(start, end, Phase.READ)
         clock.busy(end)
 
