@@ -18,12 +18,11 @@ from pathlib import Path
 
 import cocotb
 import pytest
-from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStreamSource
 from nandlab.ops import ErrorCode
 from nandlab.rtlsim.axis import AxisRules, random_pauses
+from nandlab.rtlsim.core_bench import CoreStreamBench
 from nandlab.rtlsim.ctrl_bench import BenchConfig
 from nandlab.rtlsim.grid import Grid, run_set
-from nandlab.rtlsim.program_bench import ProgramBench
 from nandlab.transport.sim import SimTransport
 
 TOPLEVEL = "nandlab_core"
@@ -32,32 +31,15 @@ TIMEOUT_US = 5000
 """Simulated time after which a cocotb test fails (a stuck DUT must not hang the run)."""
 
 
-class TB(ProgramBench):
-    """nandlab_core with AXI-Stream models on its program and result streams."""
+class TB(CoreStreamBench):
+    """nandlab_core with AXI-Stream models, the result stream's rules checked and, when
+    the parameter set asks, back-pressure on it."""
 
     def __init__(self, dut) -> None:
         super().__init__(dut, SimTransport)
-        self.cmd = AxiStreamSource(
-            AxiStreamBus.from_prefix(dut, "s_axis_cmd"), self.clk, self.rst
-        )
-        self.rsp = AxiStreamSink(
-            AxiStreamBus.from_prefix(dut, "m_axis_rsp"), self.clk, self.rst
-        )
-        for model in (self.cmd, self.rsp):
-            model.log.setLevel("WARNING")
         self.rules = AxisRules(dut, "m_axis_rsp", self.clk, self.rst)
         if self.config.backpressure:
             self.rsp.set_pause_generator(random_pauses(5))
-        dut.csr_timing_override.value = 0
-        dut.csr_timing.value = 0
-        dut.csr_rsp_limit.value = 0
-        dut.csr_clear_counters.value = 0
-
-    async def send_words(self, words: bytes) -> None:
-        await self.cmd.send(AxiStreamFrame(words))
-
-    async def recv_results(self) -> bytes:
-        return bytes((await self.rsp.recv()).tdata)
 
 
 @cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")

@@ -30,10 +30,10 @@ from pathlib import Path
 
 import cocotb
 import pytest
-from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStreamSource
 from nandlab.onfi_spec.nvddr_timing import ddr
 from nandlab.onfi_spec.opcodes import Feature
 from nandlab.ops import Interface, Pattern, decode_results
+from nandlab.rtlsim.core_bench import CoreStreamBench
 from nandlab.rtlsim.ctrl_bench import BenchConfig
 from nandlab.rtlsim.eye import (
     DDR_INTERFACES,
@@ -44,7 +44,6 @@ from nandlab.rtlsim.eye import (
     widest_window,
 )
 from nandlab.rtlsim.grid import Grid
-from nandlab.rtlsim.program_bench import ProgramBench
 from nandlab.rtlsim.sim_env import build, build_dir_for, run
 from nandlab.transport.sim import SimTransport
 
@@ -60,28 +59,11 @@ EYE_BYTES = 48
 """Bytes of the parameter page each scan point reads."""
 
 
-class TB(ProgramBench):
-    """nandlab_core with AXI-Stream models on its program and result streams."""
+class TB(CoreStreamBench):
+    """nandlab_core with AXI-Stream models on its streams, for the DDR interfaces."""
 
     def __init__(self, dut) -> None:
         super().__init__(dut, SimTransport)
-        self.cmd = AxiStreamSource(AxiStreamBus.from_prefix(dut, "s_axis_cmd"), self.clk,
-                                   self.rst)
-        self.rsp = AxiStreamSink(AxiStreamBus.from_prefix(dut, "m_axis_rsp"), self.clk,
-                                 self.rst)
-        for model in (self.cmd, self.rsp):
-            model.log.setLevel("WARNING")
-        dut.csr_timing_override.value = 0
-        dut.csr_timing.value = 0
-        dut.csr_rsp_limit.value = 0
-        dut.csr_clear_counters.value = 0
-        dut.csr_dqs_delay.value = 0
-
-    async def send_words(self, words: bytes) -> None:
-        await self.cmd.send(AxiStreamFrame(words))
-
-    async def recv_results(self) -> bytes:
-        return bytes((await self.rsp.recv()).tdata)
 
     async def start_ddr(self, skew_ps: int = 0) -> tuple[Interface, int]:
         """Reset, then die and controller to the configured DDR mode, capture delay centred;

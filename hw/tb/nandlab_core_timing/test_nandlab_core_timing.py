@@ -29,14 +29,13 @@ from pathlib import Path
 
 import cocotb
 import pytest
-from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStreamSource
 from nandlab.hwgen.timing import CLOCK_PERIODS_PS, FIELDS, MIN_SAMPLE_MARGIN_PS, preset
 from nandlab.onfi_spec.opcodes import Cmd, Feature
 from nandlab.onfi_spec.sdr_timing import sdr
 from nandlab.ops import Program
+from nandlab.rtlsim.core_bench import CoreStreamBench
 from nandlab.rtlsim.ctrl_bench import BenchConfig
 from nandlab.rtlsim.grid import Grid
-from nandlab.rtlsim.program_bench import ProgramBench
 from nandlab.rtlsim.sim_env import build, build_dir_for, run
 from nandlab.sequences import core as seq
 from nandlab.transport.sim import SimTransport
@@ -51,27 +50,11 @@ MARGINS_FILE = "margins.json"
 STATUS_WP_N = 0x80
 
 
-class TB(ProgramBench):
+class TB(CoreStreamBench):
     """nandlab_core with AXI-Stream models on its program and result streams."""
 
     def __init__(self, dut) -> None:
         super().__init__(dut, SimTransport)
-        self.cmd = AxiStreamSource(AxiStreamBus.from_prefix(dut, "s_axis_cmd"), self.clk,
-                                   self.rst)
-        self.rsp = AxiStreamSink(AxiStreamBus.from_prefix(dut, "m_axis_rsp"), self.clk,
-                                 self.rst)
-        for model in (self.cmd, self.rsp):
-            model.log.setLevel("WARNING")
-        dut.csr_timing_override.value = 0
-        dut.csr_timing.value = 0
-        dut.csr_rsp_limit.value = 0
-        dut.csr_clear_counters.value = 0
-
-    async def send_words(self, words: bytes) -> None:
-        await self.cmd.send(AxiStreamFrame(words))
-
-    async def recv_results(self) -> bytes:
-        return bytes((await self.rsp.recv()).tdata)
 
 
 @cocotb.test(timeout_time=TIMEOUT_US, timeout_unit="us")
